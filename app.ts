@@ -1,0 +1,65 @@
+/**
+ * Composes the service: middleware, REST routes, OpenAPI document and health check.
+ * `createApp` opens nothing itself; `main.ts`, tests and benchmarks pass in the handles.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
+import { catalogueRoutes } from "./routes/catalogue.ts";
+import type { AppDeps, AppEnv } from "./routes/env.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { bodyLimit, methodNotAllowed, notFound, onError, requestId } from "./routes/middleware.ts";
+import { validationHook } from "./routes/openapi_common.ts";
+import { rateLimit, writeLimit } from "./routes/rate_limit.ts";
+
+/** Version of the REST description (spec §9). */
+export const API_VERSION = "2026.09";
+/** Paths with a token bucket of their own, not counted against the general write bucket. */
+const OWN_BUCKET_WRITES = ["/api/public/valuation/location-baseline"];
+
+/** Builds the HTTP application from its dependencies. */
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.onError(onError(deps.log));
+  app.notFound(notFound);
+  app.use("*", requestId());
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
+  app.use("/api/public/*", cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
+  app.use("*", bodyLimit());
+  app.use("*", writeLimit(deps, OWN_BUCKET_WRITES));
+  app.use("/api/public/properties", rateLimit(deps, "catalogue"));
+  app.use("/api/public/properties/*", rateLimit(deps, "catalogue"));
+
+  app.route("/", catalogueRoutes(deps));
+  app.route("/", healthRoutes(deps));
+  app.doc31("/api/public/openapi.json", {
+    openapi: "3.1.1",
+    info: {
+      title: "Öffentlicher Immobilienkatalog",
+      version: API_VERSION,
+      description: "Read-only public catalogue of listings that providers entered themselves, and the location " +
+        "baseline. No sign-in. Every route is rate limited per caller (per IP address, IPv6 per /64); " +
+        "over the limit the answer is 429 `{error: \"rate_limited\"}` without Retry-After. Request bodies " +
+        "over 512 KB (524,288 bytes) answer 413 `{error: \"payload_too_large\"}`.",
+    },
+    servers: [{ url: deps.config.baseUrl }],
+  });
+  addMethodNotAllowed(app);
+  return app;
+}
+
+/** For every path the app serves, answers other methods with 405 instead of 404. */
+function addMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
+  const byPath = new Map<string, Set<string>>();
+  for (const r of app.routes) {
+    if (r.method === "ALL") continue;
+    const set = byPath.get(r.path) ?? new Set<string>();
+    set.add(r.method);
+    if (r.method === "GET") set.add("HEAD");
+    byPath.set(r.path, set);
+  }
+  for (const [path, methods] of byPath) {
+    app.on(["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD", "OPTIONS"].filter((m) => !methods.has(m)), path,
+      methodNotAllowed([...methods]));
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The public listing (spec 2.1), the page of results (2.2) and the catalogue's search filters (4.1), as zod
+ * schemas shared by REST, MCP tools, saved searches and pages.
+ */
+import { z } from "zod";
+
+/** Property types of spec 2.1. */
+export const PROPERTY_TYPES = ["apartment", "house", "land", "commercial"] as const;
+/** Transaction types of spec 2.1. */
+export const TRANSACTION_TYPES = ["buy", "rent"] as const;
+
+/** Default and maximum page size of spec 4.1/8. */
+export const PAGE_SIZE_DEFAULT = 24;
+/** Largest page size a caller may ask for. */
+export const PAGE_SIZE_MAX = 60;
+/** Largest page number accepted (pages past the last one answer with empty `items`). */
+export const PAGE_MAX = 1_000_000;
+/** Largest value accepted for the numeric filters (price, rooms, area). */
+export const FILTER_NUMBER_MAX = 1_000_000_000_000;
+
+/** A listing exactly as the public sees it: the fields of spec 2.1, null where unknown, nothing else. */
+export const listingSchema = z.object({
+  id: z.string().describe("Listing id (UUID)."),
+  title: z.string().nullable(),
+  city: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  property_type: z.enum(PROPERTY_TYPES).nullable(),
+  transaction_type: z.enum(TRANSACTION_TYPES).nullable(),
+  asked_price: z.number().nullable().describe(
+    "Purchase price; for rent the monthly net rent (cold rent); in euro.",
+  ),
+  total_rooms: z.number().nullable(),
+  square_meters: z.number().nullable(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  beispiel: z.boolean().describe("true marks an invented sample object shown for illustration, not a real offer."),
+});
+
+/** A public listing. */
+export type Listing = z.infer<typeof listingSchema>;
+
+/** The listing fields in the order of spec 2.1. */
+export const LISTING_FIELDS = Object.keys(listingSchema.shape) as Array<keyof Listing>;
+
+/** A page of results (spec 2.2). */
+export const pageSchema = z.object({
+  items: z.array(listingSchema),
+  total: z.number().int().describe("Exact number of published listings matching the filters."),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+/** A page of public listings. */
+export type Page = z.infer<typeof pageSchema>;
+
+/** The catalogue filters after parsing: every field optional except paging. */
+export interface ListingFilter {
+  page: number;
+  page_size: number;
+  city?: string | undefined;
+  transaction_type?: (typeof TRANSACTION_TYPES)[number] | undefined;
+  property_type?: (typeof PROPERTY_TYPES)[number] | undefined;
+  min_price?: number | undefined;
+  max_price?: number | undefined;
+  min_rooms?: number | undefined;
+  min_sqm?: number | undefined;
+}
+
+/** The filter fields a search can carry (paging excluded), e.g. for saved searches. */
+export const FILTER_KEYS = [
+  "city",
+  "transaction_type",
+  "property_type",
+  "min_price",
+  "max_price",
+  "min_rooms",
+  "min_sqm",
+] as const;

@@ -1,0 +1,33 @@
+/** Searching and reading the public catalogue: the rules shared by REST, MCP and pages. */
+import type { Db } from "../db/connection.ts";
+import { findPublishedListing, searchPublishedListings } from "../db/listings.ts";
+import { AppError } from "../errors.ts";
+import type { Listing, ListingFilter, Page } from "./listing.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Checks the rules between filters that a single field cannot express; throws `invalid_request`. */
+export function checkFilter(f: ListingFilter): void {
+  if (f.min_price !== undefined && f.max_price !== undefined && f.min_price > f.max_price) {
+    throw new AppError("invalid_request", "min_price: must not be greater than max_price");
+  }
+}
+
+/**
+ * One page of published listings matching `f`, newest first (publication time, then id, both descending), with
+ * the exact total. A price filter excludes listings without a price; `city` ignores case, umlaut spelling,
+ * spaces and punctuation.
+ */
+export async function searchListings(db: Db, f: ListingFilter): Promise<Page> {
+  checkFilter(f);
+  const { items, total } = await searchPublishedListings(db, f, f.page_size, (f.page - 1) * f.page_size);
+  return { items, total, page: f.page, page_size: f.page_size };
+}
+
+/** The published listing `id`; an unknown, unpublished or malformed id throws `not_found`. */
+export async function getPublicListing(db: Db, id: string): Promise<Listing> {
+  if (!UUID.test(id)) throw new AppError("not_found");
+  const listing = await findPublishedListing(db, id.toLowerCase());
+  if (!listing) throw new AppError("not_found");
+  return listing;
+}

@@ -1,0 +1,89 @@
+/**
+ * The service's configuration: the only module that reads `Deno.env`.
+ *
+ * Every variable is validated once with zod; an invalid value stops the start with a message naming the variable.
+ * Tests and benchmarks build a `Config` with {@linkcode loadConfig} from a plain object instead of the environment.
+ */
+import { z } from "zod";
+
+const flag = z
+  .enum(["", "0", "1", "true", "false", "yes", "no", "on", "off"])
+  .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://").optional(),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  KV_PATH: z.string().min(1).optional(),
+  TRUST_PROXY: flag.default(false),
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://").optional(),
+  RATE_LIMIT: flag.default(true),
+  SEED_SAMPLE_DATA: flag.default(true),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  DENO_DEPLOYMENT_ID: z.string().optional(),
+});
+
+/** The validated configuration; see README "Configuration" for each field. */
+export interface Config {
+  /** TCP port the HTTP server listens on. */
+  port: number;
+  /** Public origin of the service, without trailing slash. */
+  baseUrl: string;
+  /** Connection URL of a real Postgres server; `undefined` means embedded PGlite. */
+  databaseUrl: string | undefined;
+  /** Folder of the embedded database and the default KV file; `:memory:` keeps both in memory. */
+  dataDir: string;
+  /** Path of the Deno KV store; `undefined` means the platform default (Deno Deploy) or `DATA_DIR/kv.sqlite3`. */
+  kvPath: string | undefined;
+  /** Whether the client address is taken from `X-Forwarded-For` (last entry). */
+  trustProxy: boolean;
+  /** Secret for signing sessions and encrypting secrets at rest (later issues). */
+  authSecret: string | undefined;
+  /** Outgoing mail server; `undefined` writes mails to the outbox table and the log. */
+  smtpUrl: string | undefined;
+  /** Whether the token buckets of spec §8 are enforced (off only for benchmark comparisons). */
+  rateLimit: boolean;
+  /** Whether `task start` seeds the sample catalogue into an empty database. */
+  seedSampleData: boolean;
+  /** Lowest level of log lines written. */
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** Thrown when the environment holds an invalid value; the message names every offending variable. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Validates `env` (variable name → value) and returns the configuration, or throws {@linkcode ConfigError}. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(
+    Object.keys(schema.shape).map((k) => [k, env[k] === "" ? undefined : env[k]]),
+  );
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const v = parsed.data;
+  const kvDefault = v.DATA_DIR === ":memory:" ? ":memory:" : `${v.DATA_DIR}/kv.sqlite3`;
+  return {
+    port: v.PORT,
+    baseUrl: (v.BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: v.DATABASE_URL,
+    dataDir: v.DATA_DIR,
+    kvPath: v.KV_PATH ?? (v.DENO_DEPLOYMENT_ID ? undefined : kvDefault),
+    trustProxy: v.TRUST_PROXY,
+    authSecret: v.AUTH_SECRET,
+    smtpUrl: v.SMTP_URL,
+    rateLimit: v.RATE_LIMIT,
+    seedSampleData: v.SEED_SAMPLE_DATA,
+    logLevel: v.LOG_LEVEL,
+  };
+}
+
+/** Reads and validates the process environment once. */
+export function configFromEnv(): Config {
+  return loadConfig(Deno.env.toObject());
+}

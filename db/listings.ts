@@ -1,0 +1,118 @@
+/** SQL of the listings aggregate. Public reads select only the columns of spec 2.1 and never join contacts. */
+import { type ExpressionBuilder, sql } from "kysely";
+import type { Listing, ListingFilter } from "../catalogue/listing.ts";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+
+const PUBLIC_COLUMNS = [
+  "id",
+  "title",
+  "city",
+  "postal_code",
+  "property_type",
+  "transaction_type",
+  sql<number | null>`asked_price::float8`.as("asked_price"),
+  sql<number | null>`total_rooms::float8`.as("total_rooms"),
+  sql<number | null>`square_meters::float8`.as("square_meters"),
+  "latitude",
+  "longitude",
+  "beispiel",
+] as const;
+
+function filterWhere(f: ListingFilter) {
+  return (eb: ExpressionBuilder<Database, "listings">) => {
+    const and = [eb("status", "=", "published")];
+    if (f.city !== undefined) and.push(eb("city_key", "=", sql<string>`city_key(${f.city})`));
+    if (f.transaction_type !== undefined) and.push(eb("transaction_type", "=", f.transaction_type));
+    if (f.property_type !== undefined) and.push(eb("property_type", "=", f.property_type));
+    if (f.min_price !== undefined) and.push(eb("asked_price", ">=", f.min_price));
+    if (f.max_price !== undefined) and.push(eb("asked_price", "<=", f.max_price));
+    if (f.min_rooms !== undefined) and.push(eb("total_rooms", ">=", f.min_rooms));
+    if (f.min_sqm !== undefined) and.push(eb("square_meters", ">=", f.min_sqm));
+    return eb.and(and);
+  };
+}
+
+/** Published listings matching `f`: `limit` rows from `offset`, newest first with the id as tiebreak, and the total. */
+export async function searchPublishedListings(
+  db: Db,
+  f: ListingFilter,
+  limit: number,
+  offset: number,
+): Promise<{ items: Listing[]; total: number }> {
+  const where = filterWhere(f);
+  const [items, count] = await Promise.all([
+    db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS).where(where)
+      .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute(),
+    db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("total")).where(where)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { items: items as Listing[], total: count.total };
+}
+
+/** The published listing with this id (lower-case UUID), or undefined. */
+export async function findPublishedListing(db: Db, id: string): Promise<Listing | undefined> {
+  const row = await db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS)
+    .where("id", "=", id).where("status", "=", "published").executeTakeFirst();
+  return row as Listing | undefined;
+}
+
+/** Number of listings in any status (used to decide whether to seed the sample catalogue). */
+export async function countListings(db: Db): Promise<number> {
+  const r = await db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
+  return r.n;
+}
+
+/** A listing to insert, with its optional provider contact. */
+export interface NewListing {
+  status: "draft" | "published" | "withdrawn";
+  reference: string | null;
+  title: string | null;
+  description: string | null;
+  city: string | null;
+  postal_code: string | null;
+  property_type: "apartment" | "house" | "land" | "commercial" | null;
+  transaction_type: "buy" | "rent" | null;
+  asked_price: number | null;
+  total_rooms: number | null;
+  square_meters: number | null;
+  latitude: number | null;
+  longitude: number | null;
+  beispiel: boolean;
+  published_at: Date | null;
+  contact?: {
+    provider_name: string | null;
+    contact_name: string | null;
+    contact_email: string | null;
+    contact_phone: string | null;
+  };
+}
+
+/** Inserts listings of one office with their contacts in one transaction; returns their ids in order. */
+export async function insertListings(db: Db, officeId: string, rows: NewListing[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  return await db.kysely.transaction().execute(async (tx) => {
+    const ids = await tx.insertInto("listings")
+      .values(rows.map(({ contact: _c, ...r }) => ({ ...r, office_id: officeId })))
+      .returning("id").execute();
+    const contacts = rows.flatMap((r, i) => r.contact ? [{ listing_id: ids[i]!.id, ...r.contact }] : []);
+    if (contacts.length > 0) await tx.insertInto("listing_contacts").values(contacts).execute();
+    return ids.map((r) => r.id);
+  });
+}
+
+/** Sets a listing's status (and its publication time when it is published for the first time). */
+export async function setListingStatus(
+  db: Db,
+  id: string,
+  status: "draft" | "published" | "withdrawn",
+): Promise<boolean> {
+  const res = await db.kysely.updateTable("listings")
+    .set({
+      status,
+      updated_at: new Date(),
+      ...(status === "published" ? { published_at: sql<string>`coalesce(published_at, now())` } : {}),
+    })
+    .where("id", "=", id).executeTakeFirst();
+  return res.numUpdatedRows > 0n;
+}

@@ -1,0 +1,63 @@
+/**
+ * Starts the service: reads the configuration, opens the database and KV, prepares the embedded default
+ * (migrations and sample data), and serves HTTP until SIGINT/SIGTERM.
+ */
+import { createApp } from "./app.ts";
+import { ConfigError, configFromEnv } from "./config.ts";
+import { seedIfEmpty } from "./catalogue/seed.ts";
+import { openDb } from "./db/connection.ts";
+import { openKv } from "./db/kv.ts";
+import { migrate } from "./db/migrate.ts";
+import { pendingMigrations } from "./db/migrate_check.ts";
+import { TokenBuckets } from "./db/token_bucket.ts";
+import { createLogger } from "./log.ts";
+
+async function main(): Promise<void> {
+  const config = (() => {
+    try {
+      return configFromEnv();
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        console.error(e.message);
+        Deno.exit(2);
+      }
+      throw e;
+    }
+  })();
+  const log = createLogger(config.logLevel);
+  if (!config.databaseUrl && config.dataDir !== ":memory:") await Deno.mkdir(config.dataDir, { recursive: true });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,
+  });
+  if (db.kind === "pglite") {
+    const applied = await migrate(db);
+    if (applied.length) log.log("info", "migrations applied", { applied });
+    if (config.seedSampleData) {
+      const seeded = await seedIfEmpty(db);
+      if (seeded) log.log("info", "sample catalogue seeded", { listings: seeded });
+    }
+  } else {
+    const pending = await pendingMigrations(db);
+    if (pending.length) {
+      console.error(`database has pending migrations (${pending.join(", ")}): run \`deno task db:migrate\` first`);
+      Deno.exit(2);
+    }
+  }
+  const kv = await openKv(config.kvPath);
+  const app = createApp({ config, db, kv, buckets: new TokenBuckets(kv), log });
+  const server = Deno.serve({
+    port: config.port,
+    onListen: ({ hostname, port }) => log.log("info", "listening", { url: `http://${hostname}:${port}`, baseUrl: config.baseUrl, database: db.kind }),
+  }, (req, info) => app.fetch(req, info));
+  const stop = async () => {
+    await server.shutdown();
+    kv.close();
+    await db.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+}
+
+if (import.meta.main) await main();

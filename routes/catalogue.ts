@@ -1,0 +1,110 @@
+/** REST adapter of the public catalogue: GET /api/public/properties and GET /api/public/properties/{id}. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  FILTER_NUMBER_MAX,
+  type ListingFilter,
+  listingSchema,
+  PAGE_MAX,
+  PAGE_SIZE_DEFAULT,
+  PAGE_SIZE_MAX,
+  pageSchema,
+  PROPERTY_TYPES,
+  TRANSACTION_TYPES,
+} from "../catalogue/listing.ts";
+import { getPublicListing, searchListings } from "../catalogue/search.ts";
+import type { AppDeps, AppEnv } from "./env.ts";
+import { errorResponses, strictQuery, validationHook } from "./openapi_common.ts";
+
+function intParam(name: string, min: number, max: number, dflt: number) {
+  return z.string().regex(/^[0-9]{1,10}$/, `must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .optional()
+    .openapi({
+      param: { name, in: "query" },
+      type: "integer",
+      minimum: min,
+      maximum: max,
+      default: dflt,
+    });
+}
+
+function numParam(name: string, description: string) {
+  return z.string().regex(/^[0-9]{1,13}(\.[0-9]{1,6})?$/, "must be a non-negative decimal number such as 250000 or 2.5")
+    .transform(Number)
+    .pipe(z.number().min(0).max(FILTER_NUMBER_MAX, `must be at most ${FILTER_NUMBER_MAX}`))
+    .optional()
+    .openapi({ param: { name, in: "query" }, type: "number", minimum: 0, maximum: FILTER_NUMBER_MAX, description });
+}
+
+const querySchema = z.object({
+  page: intParam("page", 1, PAGE_MAX, 1),
+  page_size: intParam("page_size", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT),
+  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+    .regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters")
+    .optional()
+    .openapi({
+      param: { name: "city", in: "query" },
+      description: "City name. Matches ignoring case, umlaut spelling (München = Muenchen), spaces and punctuation.",
+      example: "München",
+    }),
+  transaction_type: z.enum(TRANSACTION_TYPES).optional().openapi({ param: { name: "transaction_type", in: "query" } }),
+  property_type: z.enum(PROPERTY_TYPES).optional().openapi({ param: { name: "property_type", in: "query" } }),
+  min_price: numParam("min_price", "Lowest asked price in euro; listings without a price are excluded."),
+  max_price: numParam("max_price", "Highest asked price in euro; listings without a price are excluded."),
+  min_rooms: numParam("min_rooms", "Fewest rooms; listings without a room count are excluded."),
+  min_sqm: numParam("min_sqm", "Smallest area in m²; listings without an area are excluded."),
+});
+
+const idParams = z.object({
+  id: z.string().max(200).openapi({
+    param: { name: "id", in: "path" },
+    format: "uuid",
+    description: "Listing id. A malformed id answers 404 like an unknown one.",
+  }),
+});
+
+const searchRoute = createRoute({
+  method: "get",
+  path: "/api/public/properties",
+  operationId: "immobilienSuchen",
+  summary: "Search the public catalogue",
+  description: [
+    "Pages through published listings, newest first (publication time, then id, both descending).",
+    "Every filter is optional and they combine with AND. `total` is exact.",
+    "Unknown or repeated query parameters and values out of bounds answer 400 `invalid_request` with a `detail`.",
+    "Pages past the last one answer 200 with empty `items`.",
+    "Shares one token bucket (2/s, burst 10) with GET /api/public/properties/{id}.",
+  ].join(" "),
+  request: { query: querySchema },
+  responses: {
+    200: { description: "A page of listings.", content: { "application/json": { schema: pageSchema } } },
+    ...errorResponses(400, 413, 429),
+  },
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/api/public/properties/{id}",
+  operationId: "immobilieHolen",
+  summary: "One public listing",
+  description: "All public fields of one published listing (null where unknown); never the provider or contact.",
+  request: { params: idParams },
+  responses: {
+    200: { description: "The listing.", content: { "application/json": { schema: listingSchema } } },
+    ...errorResponses(404, 413, 429),
+  },
+});
+
+/** The catalogue sub-app (routes only; the rate limit is attached by `app.ts`). */
+export function catalogueRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use(searchRoute.path, strictQuery(Object.keys(querySchema.shape)));
+  app.openapi(searchRoute, async (c) => {
+    const q = c.req.valid("query");
+    const filter: ListingFilter = { ...q, page: q.page ?? 1, page_size: q.page_size ?? PAGE_SIZE_DEFAULT };
+    return c.json(await searchListings(deps.db, filter), 200);
+  });
+  app.openapi(getRoute, async (c) => c.json(await getPublicListing(deps.db, c.req.valid("param").id), 200));
+  return app;
+}

@@ -1,0 +1,25 @@
+/** The Hono environment shared by every route: bindings from `Deno.serve` and per-request variables. */
+import type { Config } from "../config.ts";
+import type { Db } from "../db/connection.ts";
+import type { TokenBuckets } from "../db/token_bucket.ts";
+import type { Logger } from "../log.ts";
+
+/** Everything the app needs from outside; built once in `main.ts` (or by a test) and passed to `createApp`. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  kv: Deno.Kv;
+  buckets: TokenBuckets;
+  log: Logger;
+}
+
+/** Hono's environment type of this app. */
+export interface AppEnv {
+  Bindings: Partial<Deno.ServeHandlerInfo>;
+  Variables: {
+    /** Random id of this request, sent back as `x-request-id` and written with every log line. */
+    requestId: string;
+    /** The signed-in account, when a later middleware has authenticated the caller. */
+    accountId?: string;
+  };
+}

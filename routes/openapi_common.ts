@@ -1,0 +1,54 @@
+/** Pieces shared by every OpenAPI route: the error schema, error responses, validation hook, strict query. */
+import { z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../errors.ts";
+import type { AppEnv } from "./env.ts";
+
+/** The REST error object (spec 2.4). */
+export const errorSchema = z.object({
+  error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("A snake_case error code."),
+  detail: z.string().optional().describe("For 400 only: which input was wrong and why."),
+}).openapi("Error");
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: "`invalid_request` (with `detail`) for a bad parameter, `invalid_json` for a body that is not JSON.",
+  404: "`not_found`: the listing does not exist, is no longer published, or the id is malformed.",
+  413: "`payload_too_large`: the request body exceeds 512 KB (524,288 bytes), with or without Content-Length.",
+  429: "`rate_limited`: the caller's token bucket is empty. No Retry-After header; wait briefly and double the pause.",
+};
+
+/** OpenAPI response objects for the given error statuses. */
+export function errorResponses<S extends 400 | 404 | 413 | 429>(...statuses: S[]) {
+  return Object.fromEntries(statuses.map((s) => [s, {
+    description: DESCRIPTIONS[s]!,
+    content: { "application/json": { schema: errorSchema } },
+  }])) as Record<S, { description: string; content: { "application/json": { schema: typeof errorSchema } } }>;
+}
+
+/** zod-openapi's hook: turns a validation failure into 400 `invalid_request` naming the parameter and the reason. */
+export function validationHook(
+  result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } },
+): void {
+  if (result.success) return;
+  const issue = result.error?.issues[0];
+  const where = issue?.path.map(String).join(".") || "request";
+  throw new AppError("invalid_request", `${where}: ${issue?.message ?? "invalid"}`);
+}
+
+/** Rejects query parameters that are unknown or repeated with 400 `invalid_request`. */
+export function strictQuery(allowed: string[]): MiddlewareHandler<AppEnv> {
+  const known = new Set(allowed);
+  return async (c, next) => {
+    const seen = new Set<string>();
+    for (const [name] of new URL(c.req.url).searchParams) {
+      if (!known.has(name)) throw new AppError("invalid_request", `${clip(name)}: unknown parameter`);
+      if (seen.has(name)) throw new AppError("invalid_request", `${name}: given more than once`);
+      seen.add(name);
+    }
+    await next();
+  };
+}
+
+function clip(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
+}
