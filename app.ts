@@ -37,10 +37,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     info: {
       title: "Öffentlicher Immobilienkatalog",
       version: API_VERSION,
-      description: "Read-only public catalogue of listings that providers entered themselves, and the location " +
+      description:
+        "Read-only public catalogue of listings that providers entered themselves, and the location " +
         "baseline. No sign-in. Every route is rate limited per caller (per IP address, IPv6 per /64); " +
-        "over the limit the answer is 429 `{error: \"rate_limited\"}` without Retry-After. Request bodies " +
-        "over 512 KB (524,288 bytes) answer 413 `{error: \"payload_too_large\"}`.",
+        'over the limit the answer is 429 `{error: "rate_limited"}` without Retry-After. Request bodies ' +
+        'over 512 KB (524,288 bytes) answer 413 `{error: "payload_too_large"}`.',
     },
     servers: [{ url: deps.config.baseUrl }],
   });
@@ -59,7 +60,10 @@ function addMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
     byPath.set(r.path, set);
   }
   for (const [path, methods] of byPath) {
-    app.on(["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD", "OPTIONS"].filter((m) => !methods.has(m)), path,
-      methodNotAllowed([...methods]));
+    app.on(
+      ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD", "OPTIONS"].filter((m) => !methods.has(m)),
+      path,
+      methodNotAllowed([...methods]),
+    );
   }
 }

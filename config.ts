@@ -13,7 +13,8 @@ const flag = z
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://").optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres:// or postgresql://")
+    .optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   KV_PATH: z.string().min(1).optional(),
   TRUST_PROXY: flag.default(false),

@@ -25,7 +25,9 @@ async function main(): Promise<void> {
     }
   })();
   const log = createLogger(config.logLevel);
-  if (!config.databaseUrl && config.dataDir !== ":memory:") await Deno.mkdir(config.dataDir, { recursive: true });
+  if (!config.databaseUrl && config.dataDir !== ":memory:") {
+    await Deno.mkdir(config.dataDir, { recursive: true });
+  }
   const db = await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,
@@ -40,7 +42,9 @@ async function main(): Promise<void> {
   } else {
     const pending = await pendingMigrations(db);
     if (pending.length) {
-      console.error(`database has pending migrations (${pending.join(", ")}): run \`deno task db:migrate\` first`);
+      console.error(
+        `database has pending migrations (${pending.join(", ")}): run \`deno task db:migrate\` first`,
+      );
       Deno.exit(2);
     }
   }
@@ -48,7 +52,12 @@ async function main(): Promise<void> {
   const app = createApp({ config, db, kv, buckets: new TokenBuckets(kv), log });
   const server = Deno.serve({
     port: config.port,
-    onListen: ({ hostname, port }) => log.log("info", "listening", { url: `http://${hostname}:${port}`, baseUrl: config.baseUrl, database: db.kind }),
+    onListen: ({ hostname, port }) =>
+      log.log("info", "listening", {
+        url: `http://${hostname}:${port}`,
+        baseUrl: config.baseUrl,
+        database: db.kind,
+      }),
   }, (req, info) => app.fetch(req, info));
   const stop = async () => {
     await server.shutdown();

@@ -33,7 +33,9 @@ export const listingSchema = z.object({
   square_meters: z.number().nullable(),
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
-  beispiel: z.boolean().describe("true marks an invented sample object shown for illustration, not a real offer."),
+  beispiel: z.boolean().describe(
+    "true marks an invented sample object shown for illustration, not a real offer.",
+  ),
 });
 
 /** A public listing. */

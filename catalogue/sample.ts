@@ -19,28 +19,204 @@ interface City {
 
 /** Cities of the sample catalogue, with real postal codes and coordinates and typical 2026 price levels. */
 export const SAMPLE_CITIES: readonly City[] = [
-  { name: "Berlin", state: "BE", plz: ["10115", "10437", "10999", "12043", "13187"], lat: 52.52, lng: 13.405, buy: 5200, rent: 16 },
-  { name: "Hamburg", state: "HH", plz: ["20095", "20249", "22765", "22041"], lat: 53.551, lng: 9.993, buy: 5900, rent: 16.5 },
-  { name: "München", state: "BY", plz: ["80331", "80797", "81667", "81369"], lat: 48.137, lng: 11.575, buy: 9000, rent: 22 },
-  { name: "Köln", state: "NW", plz: ["50667", "50823", "50935", "51103"], lat: 50.938, lng: 6.96, buy: 4700, rent: 13.5 },
-  { name: "Frankfurt am Main", state: "HE", plz: ["60311", "60487", "60594", "60385"], lat: 50.11, lng: 8.682, buy: 6100, rent: 17 },
-  { name: "Stuttgart", state: "BW", plz: ["70173", "70178", "70193", "70372"], lat: 48.776, lng: 9.183, buy: 5400, rent: 17 },
-  { name: "Düsseldorf", state: "NW", plz: ["40210", "40477", "40545"], lat: 51.227, lng: 6.773, buy: 4800, rent: 14 },
-  { name: "Leipzig", state: "SN", plz: ["04103", "04109", "04275", "04315"], lat: 51.34, lng: 12.375, buy: 2900, rent: 9.5 },
-  { name: "Dresden", state: "SN", plz: ["01067", "01097", "01307", "01309"], lat: 51.05, lng: 13.737, buy: 3000, rent: 9.5 },
-  { name: "Hannover", state: "NI", plz: ["30159", "30161", "30169", "30173"], lat: 52.375, lng: 9.732, buy: 3600, rent: 11.5 },
-  { name: "Nürnberg", state: "BY", plz: ["90402", "90408", "90429", "90478"], lat: 49.452, lng: 11.077, buy: 4300, rent: 12.5 },
-  { name: "Bremen", state: "HB", plz: ["28195", "28203", "28209", "28215"], lat: 53.079, lng: 8.801, buy: 3000, rent: 10.5 },
-  { name: "Essen", state: "NW", plz: ["45127", "45130", "45138"], lat: 51.455, lng: 7.011, buy: 2600, rent: 9 },
-  { name: "Potsdam", state: "BB", plz: ["14467", "14469", "14471", "14482"], lat: 52.39, lng: 13.064, buy: 4600, rent: 13 },
-  { name: "Erfurt", state: "TH", plz: ["99084", "99085", "99089", "99096"], lat: 50.978, lng: 11.029, buy: 2500, rent: 9 },
-  { name: "Mainz", state: "RP", plz: ["55116", "55118", "55122", "55131"], lat: 49.999, lng: 8.273, buy: 4500, rent: 13.5 },
-  { name: "Kiel", state: "SH", plz: ["24103", "24105", "24114", "24143"], lat: 54.323, lng: 10.123, buy: 3200, rent: 10.5 },
-  { name: "Rostock", state: "MV", plz: ["18055", "18057", "18059", "18069"], lat: 54.092, lng: 12.099, buy: 3100, rent: 9.5 },
-  { name: "Magdeburg", state: "ST", plz: ["39104", "39106", "39108", "39112"], lat: 52.121, lng: 11.628, buy: 2000, rent: 7.5 },
-  { name: "Saarbrücken", state: "SL", plz: ["66111", "66113", "66117", "66119"], lat: 49.235, lng: 6.996, buy: 2200, rent: 8.5 },
-  { name: "Freiburg im Breisgau", state: "BW", plz: ["79098", "79100", "79102", "79104"], lat: 47.999, lng: 7.842, buy: 5600, rent: 15 },
-  { name: "Münster", state: "NW", plz: ["48143", "48145", "48147", "48149"], lat: 51.961, lng: 7.626, buy: 4400, rent: 12.5 },
+  {
+    name: "Berlin",
+    state: "BE",
+    plz: ["10115", "10437", "10999", "12043", "13187"],
+    lat: 52.52,
+    lng: 13.405,
+    buy: 5200,
+    rent: 16,
+  },
+  {
+    name: "Hamburg",
+    state: "HH",
+    plz: ["20095", "20249", "22765", "22041"],
+    lat: 53.551,
+    lng: 9.993,
+    buy: 5900,
+    rent: 16.5,
+  },
+  {
+    name: "München",
+    state: "BY",
+    plz: ["80331", "80797", "81667", "81369"],
+    lat: 48.137,
+    lng: 11.575,
+    buy: 9000,
+    rent: 22,
+  },
+  {
+    name: "Köln",
+    state: "NW",
+    plz: ["50667", "50823", "50935", "51103"],
+    lat: 50.938,
+    lng: 6.96,
+    buy: 4700,
+    rent: 13.5,
+  },
+  {
+    name: "Frankfurt am Main",
+    state: "HE",
+    plz: ["60311", "60487", "60594", "60385"],
+    lat: 50.11,
+    lng: 8.682,
+    buy: 6100,
+    rent: 17,
+  },
+  {
+    name: "Stuttgart",
+    state: "BW",
+    plz: ["70173", "70178", "70193", "70372"],
+    lat: 48.776,
+    lng: 9.183,
+    buy: 5400,
+    rent: 17,
+  },
+  {
+    name: "Düsseldorf",
+    state: "NW",
+    plz: ["40210", "40477", "40545"],
+    lat: 51.227,
+    lng: 6.773,
+    buy: 4800,
+    rent: 14,
+  },
+  {
+    name: "Leipzig",
+    state: "SN",
+    plz: ["04103", "04109", "04275", "04315"],
+    lat: 51.34,
+    lng: 12.375,
+    buy: 2900,
+    rent: 9.5,
+  },
+  {
+    name: "Dresden",
+    state: "SN",
+    plz: ["01067", "01097", "01307", "01309"],
+    lat: 51.05,
+    lng: 13.737,
+    buy: 3000,
+    rent: 9.5,
+  },
+  {
+    name: "Hannover",
+    state: "NI",
+    plz: ["30159", "30161", "30169", "30173"],
+    lat: 52.375,
+    lng: 9.732,
+    buy: 3600,
+    rent: 11.5,
+  },
+  {
+    name: "Nürnberg",
+    state: "BY",
+    plz: ["90402", "90408", "90429", "90478"],
+    lat: 49.452,
+    lng: 11.077,
+    buy: 4300,
+    rent: 12.5,
+  },
+  {
+    name: "Bremen",
+    state: "HB",
+    plz: ["28195", "28203", "28209", "28215"],
+    lat: 53.079,
+    lng: 8.801,
+    buy: 3000,
+    rent: 10.5,
+  },
+  {
+    name: "Essen",
+    state: "NW",
+    plz: ["45127", "45130", "45138"],
+    lat: 51.455,
+    lng: 7.011,
+    buy: 2600,
+    rent: 9,
+  },
+  {
+    name: "Potsdam",
+    state: "BB",
+    plz: ["14467", "14469", "14471", "14482"],
+    lat: 52.39,
+    lng: 13.064,
+    buy: 4600,
+    rent: 13,
+  },
+  {
+    name: "Erfurt",
+    state: "TH",
+    plz: ["99084", "99085", "99089", "99096"],
+    lat: 50.978,
+    lng: 11.029,
+    buy: 2500,
+    rent: 9,
+  },
+  {
+    name: "Mainz",
+    state: "RP",
+    plz: ["55116", "55118", "55122", "55131"],
+    lat: 49.999,
+    lng: 8.273,
+    buy: 4500,
+    rent: 13.5,
+  },
+  {
+    name: "Kiel",
+    state: "SH",
+    plz: ["24103", "24105", "24114", "24143"],
+    lat: 54.323,
+    lng: 10.123,
+    buy: 3200,
+    rent: 10.5,
+  },
+  {
+    name: "Rostock",
+    state: "MV",
+    plz: ["18055", "18057", "18059", "18069"],
+    lat: 54.092,
+    lng: 12.099,
+    buy: 3100,
+    rent: 9.5,
+  },
+  {
+    name: "Magdeburg",
+    state: "ST",
+    plz: ["39104", "39106", "39108", "39112"],
+    lat: 52.121,
+    lng: 11.628,
+    buy: 2000,
+    rent: 7.5,
+  },
+  {
+    name: "Saarbrücken",
+    state: "SL",
+    plz: ["66111", "66113", "66117", "66119"],
+    lat: 49.235,
+    lng: 6.996,
+    buy: 2200,
+    rent: 8.5,
+  },
+  {
+    name: "Freiburg im Breisgau",
+    state: "BW",
+    plz: ["79098", "79100", "79102", "79104"],
+    lat: 47.999,
+    lng: 7.842,
+    buy: 5600,
+    rent: 15,
+  },
+  {
+    name: "Münster",
+    state: "NW",
+    plz: ["48143", "48145", "48147", "48149"],
+    lat: 51.961,
+    lng: 7.626,
+    buy: 4400,
+    rent: 12.5,
+  },
 ];
 
 /** One generated sample listing, ready to insert. */
@@ -74,7 +250,16 @@ export function prng(seed: number): () => number {
   };
 }
 
-const ADJECTIVES = ["Helle", "Ruhige", "Moderne", "Sanierte", "Gemütliche", "Großzügige", "Charmante", "Neuwertige"];
+const ADJECTIVES = [
+  "Helle",
+  "Ruhige",
+  "Moderne",
+  "Sanierte",
+  "Gemütliche",
+  "Großzügige",
+  "Charmante",
+  "Neuwertige",
+];
 const CONTACTS = ["Anna Schmidt", "Jonas Becker", "Lea Wagner", "Paul Hoffmann", "Mia Schäfer", "Felix Koch"];
 
 /** Generates listing number `i` (0-based) of a sample catalogue; `now` anchors the publication times. */
@@ -83,7 +268,11 @@ export function sampleListing(i: number, rand: () => number, now: number): Sampl
   const city = SAMPLE_CITIES[i % SAMPLE_CITIES.length]!;
   const r = rand();
   const property_type = r < 0.55 ? "apartment" : r < 0.8 ? "house" : r < 0.9 ? "land" : "commercial";
-  const transaction_type = property_type === "land" ? (rand() < 0.9 ? "buy" : "rent") : rand() < 0.55 ? "buy" : "rent";
+  const transaction_type = property_type === "land"
+    ? (rand() < 0.9 ? "buy" : "rent")
+    : rand() < 0.55
+    ? "buy"
+    : "rent";
   const shape = SHAPES[property_type](rand, city, transaction_type);
   const s = rand();
   const status = s < 0.92 ? "published" : s < 0.96 ? "withdrawn" : "draft";

@@ -59,7 +59,8 @@ export async function findPublishedListing(db: Db, id: string): Promise<Listing 
 
 /** Number of listings in any status (used to decide whether to seed the sample catalogue). */
 export async function countListings(db: Db): Promise<number> {
-  const r = await db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow();
+  const r = await db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("n"))
+    .executeTakeFirstOrThrow();
   return r.n;
 }
 

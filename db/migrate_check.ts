@@ -8,7 +8,9 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
   const exists = await sql<{ t: string | null }>`select to_regclass('schema_migrations')::text as t`
     .execute(db.kysely);
   const applied = exists.rows[0]?.t
-    ? new Set((await db.kysely.selectFrom("schema_migrations").select("version").execute()).map((r) => r.version))
+    ? new Set(
+      (await db.kysely.selectFrom("schema_migrations").select("version").execute()).map((r) => r.version),
+    )
     : new Set<string>();
   return (await migrationFiles()).map(([v]) => v).filter((v) => !applied.has(v));
 }

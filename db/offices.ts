@@ -6,6 +6,7 @@ export async function ensureOffice(db: Db, name: string): Promise<string> {
   const found = await db.kysely.selectFrom("offices").select("id").where("name", "=", name)
     .orderBy("created_at").limit(1).executeTakeFirst();
   if (found) return found.id;
-  const made = await db.kysely.insertInto("offices").values({ name }).returning("id").executeTakeFirstOrThrow();
+  const made = await db.kysely.insertInto("offices").values({ name }).returning("id")
+    .executeTakeFirstOrThrow();
   return made.id;
 }

@@ -5,7 +5,7 @@
  * The state is written with an atomic check-and-set; calls for one key inside this process are serialised first,
  * because many concurrent writers on one KV key would conflict and retry.
  */
-import { type RateGroup, rateBucketKey } from "./kv_keys.ts";
+import { rateBucketKey, type RateGroup } from "./kv_keys.ts";
 
 /** Burst size and refill rate of one route group. */
 export interface BucketRule {

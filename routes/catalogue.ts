@@ -30,11 +30,20 @@ function intParam(name: string, min: number, max: number, dflt: number) {
 }
 
 function numParam(name: string, description: string) {
-  return z.string().regex(/^[0-9]{1,13}(\.[0-9]{1,6})?$/, "must be a non-negative decimal number such as 250000 or 2.5")
+  return z.string().regex(
+    /^[0-9]{1,13}(\.[0-9]{1,6})?$/,
+    "must be a non-negative decimal number such as 250000 or 2.5",
+  )
     .transform(Number)
     .pipe(z.number().min(0).max(FILTER_NUMBER_MAX, `must be at most ${FILTER_NUMBER_MAX}`))
     .optional()
-    .openapi({ param: { name, in: "query" }, type: "number", minimum: 0, maximum: FILTER_NUMBER_MAX, description });
+    .openapi({
+      param: { name, in: "query" },
+      type: "number",
+      minimum: 0,
+      maximum: FILTER_NUMBER_MAX,
+      description,
+    });
 }
 
 const querySchema = z.object({
@@ -45,10 +54,13 @@ const querySchema = z.object({
     .optional()
     .openapi({
       param: { name: "city", in: "query" },
-      description: "City name. Matches ignoring case, umlaut spelling (München = Muenchen), spaces and punctuation.",
+      description:
+        "City name. Matches ignoring case, umlaut spelling (München = Muenchen), spaces and punctuation.",
       example: "München",
     }),
-  transaction_type: z.enum(TRANSACTION_TYPES).optional().openapi({ param: { name: "transaction_type", in: "query" } }),
+  transaction_type: z.enum(TRANSACTION_TYPES).optional().openapi({
+    param: { name: "transaction_type", in: "query" },
+  }),
   property_type: z.enum(PROPERTY_TYPES).optional().openapi({ param: { name: "property_type", in: "query" } }),
   min_price: numParam("min_price", "Lowest asked price in euro; listings without a price are excluded."),
   max_price: numParam("max_price", "Highest asked price in euro; listings without a price are excluded."),
@@ -88,7 +100,8 @@ const getRoute = createRoute({
   path: "/api/public/properties/{id}",
   operationId: "immobilieHolen",
   summary: "One public listing",
-  description: "All public fields of one published listing (null where unknown); never the provider or contact.",
+  description:
+    "All public fields of one published listing (null where unknown); never the provider or contact.",
   request: { params: idParams },
   responses: {
     200: { description: "The listing.", content: { "application/json": { schema: listingSchema } } },

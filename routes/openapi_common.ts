@@ -6,15 +6,19 @@ import type { AppEnv } from "./env.ts";
 
 /** The REST error object (spec 2.4). */
 export const errorSchema = z.object({
-  error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("A snake_case error code."),
+  error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe(
+    "A snake_case error code.",
+  ),
   detail: z.string().optional().describe("For 400 only: which input was wrong and why."),
 }).openapi("Error");
 
 const DESCRIPTIONS: Record<number, string> = {
   400: "`invalid_request` (with `detail`) for a bad parameter, `invalid_json` for a body that is not JSON.",
   404: "`not_found`: the listing does not exist, is no longer published, or the id is malformed.",
-  413: "`payload_too_large`: the request body exceeds 512 KB (524,288 bytes), with or without Content-Length.",
-  429: "`rate_limited`: the caller's token bucket is empty. No Retry-After header; wait briefly and double the pause.",
+  413:
+    "`payload_too_large`: the request body exceeds 512 KB (524,288 bytes), with or without Content-Length.",
+  429:
+    "`rate_limited`: the caller's token bucket is empty. No Retry-After header; wait briefly and double the pause.",
 };
 
 /** OpenAPI response objects for the given error statuses. */

@@ -35,7 +35,10 @@ export function writeLimit(deps: AppDeps, ownBucket: string[]): MiddlewareHandle
   const limit = rateLimit(deps, "write");
   return async (c, next) => {
     const path = c.req.path;
-    if (!WRITE_METHODS.has(c.req.method) || path === "/mcp" || path.startsWith("/mcp/") || ownBucket.includes(path)) {
+    if (
+      !WRITE_METHODS.has(c.req.method) || path === "/mcp" || path.startsWith("/mcp/") ||
+      ownBucket.includes(path)
+    ) {
       return await next();
     }
     return await limit(c, next);

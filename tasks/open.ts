@@ -5,7 +5,9 @@ import { type Db, openDb } from "../db/connection.ts";
 /** The database named by the environment: `DATABASE_URL`, else the embedded PGlite under `DATA_DIR`. */
 export async function openConfiguredDb(): Promise<Db> {
   const config = configFromEnv();
-  if (!config.databaseUrl && config.dataDir !== ":memory:") await Deno.mkdir(config.dataDir, { recursive: true });
+  if (!config.databaseUrl && config.dataDir !== ":memory:") {
+    await Deno.mkdir(config.dataDir, { recursive: true });
+  }
   return await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,

@@ -1,0 +1,102 @@
+/** Test helpers: an isolated database per test file (PGlite, or a fresh schema on DATABASE_URL), apps, requests. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import postgres from "postgres";
+import { createApp } from "../app.ts";
+import { loadConfig } from "../config.ts";
+import { type Db, openDb } from "../db/connection.ts";
+import { migrate } from "../db/migrate.ts";
+import { TokenBuckets } from "../db/token_bucket.ts";
+import type { LogLevel } from "../log.ts";
+import type { AppEnv } from "../routes/env.ts";
+
+/** The real Postgres server of the CI run, when one is configured. */
+export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
+
+/** An isolated, migrated database and how to dispose of it. */
+export interface TestDb {
+  db: Db;
+  /** Closes the database and drops its schema on a real server. */
+  close(): Promise<void>;
+}
+
+/** Opens a fresh migrated database: in-memory PGlite, or a new schema on the DATABASE_URL server. */
+export async function openTestDb(opts: { migrated?: boolean } = {}): Promise<TestDb> {
+  if (!DATABASE_URL) {
+    const db = await openDb({});
+    if (opts.migrated !== false) await migrate(db);
+    return { db, close: () => db.close() };
+  }
+  const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create schema ${schema}`);
+  const db = await openDb({ databaseUrl: DATABASE_URL, searchPath: schema, poolSize: 4 });
+  if (opts.migrated !== false) await migrate(db);
+  return {
+    db,
+    async close() {
+      await db.close();
+      await admin.unsafe(`drop schema ${schema} cascade`);
+      await admin.end();
+    },
+  };
+}
+
+/** Captured log lines of a test app. */
+export interface LogLine {
+  level: LogLevel;
+  msg: string;
+  fields?: Record<string, unknown> | undefined;
+}
+
+/** A test app over `db` with an in-memory KV (or the given one) and a controllable clock. */
+export interface TestApp {
+  app: OpenAPIHono<AppEnv>;
+  kv: Deno.Kv;
+  logs: LogLine[];
+  /** Current test time in ms; move it with `advance`. */
+  now(): number;
+  advance(ms: number): void;
+}
+
+/** Builds an app for tests; `env` holds configuration variables (rate limits off unless RATE_LIMIT is given). */
+export async function testApp(
+  db: Db,
+  env: Record<string, string> = {},
+  kv?: Deno.Kv,
+): Promise<TestApp> {
+  const config = loadConfig({ DATA_DIR: ":memory:", RATE_LIMIT: "off", ...env });
+  const store = kv ?? await Deno.openKv(":memory:");
+  let t = Date.now();
+  const logs: LogLine[] = [];
+  const app = createApp({
+    config,
+    db,
+    kv: store,
+    buckets: new TokenBuckets(store, () => t),
+    log: { log: (level, msg, fields) => logs.push({ level, msg, fields }) },
+  });
+  return { app, kv: store, logs, now: () => t, advance: (ms) => void (t += ms) };
+}
+
+/** Sends a request to `app` as if it came from `ip` over a TCP connection. */
+export function request(
+  app: OpenAPIHono<AppEnv>,
+  path: string,
+  init: RequestInit = {},
+  ip = "198.51.100.7",
+): Promise<Response> {
+  return Promise.resolve(
+    app.request(path, init, { remoteAddr: { transport: "tcp", hostname: ip, port: 40000 } }),
+  );
+}
+
+/** GETs `path` and returns status, parsed JSON body and headers. */
+export async function getJson(
+  app: OpenAPIHono<AppEnv>,
+  path: string,
+  ip?: string,
+  // deno-lint-ignore no-explicit-any
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await request(app, path, {}, ip);
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
