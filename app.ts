@@ -27,8 +27,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use("/api/public/*", cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
   app.use("*", bodyLimit());
   app.use("*", writeLimit(deps, OWN_BUCKET_WRITES));
-  app.use("/api/public/properties", rateLimit(deps, "catalogue"));
-  app.use("/api/public/properties/*", rateLimit(deps, "catalogue"));
+  // The pattern also matches the path without a suffix; writes to these paths count in the write bucket only.
+  app.on(["GET", "HEAD"], "/api/public/properties/*", rateLimit(deps, "catalogue"));
 
   app.route("/", catalogueRoutes(deps));
   app.route("/", healthRoutes(deps));

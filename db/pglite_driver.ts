@@ -66,10 +66,11 @@ class PgliteDriver implements Driver {
     await conn.executeQuery({ sql: "rollback", parameters: [] } as unknown as CompiledQuery);
   }
 
-  async releaseConnection(): Promise<void> {
+  releaseConnection(): Promise<void> {
     const release = this.#release;
     this.#release = undefined;
     release?.();
+    return Promise.resolve();
   }
 
   async destroy(): Promise<void> {}

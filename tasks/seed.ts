@@ -8,10 +8,16 @@ import { migrate } from "../db/migrate.ts";
 import { openConfiguredDb } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { count: { type: "string" }, seed: { type: "string" } },
-});
+const USAGE = "usage: deno task db:seed [--count N] [--seed S]";
+const values = (() => {
+  try {
+    return parseArgs({ args: Deno.args, options: { count: { type: "string" }, seed: { type: "string" } } })
+      .values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    Deno.exit(2);
+  }
+})();
 const count = values.count === undefined ? SAMPLE_COUNT : Number(values.count);
 const seed = values.seed === undefined ? undefined : Number(values.seed);
 if (!Number.isInteger(count) || count < 1 || count > 10_000_000) {

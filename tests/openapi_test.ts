@@ -1,0 +1,115 @@
+/**
+ * The OpenAPI document is valid OpenAPI 3.1 (checked by an independent validator package), documents every public
+ * endpoint with each response, and live responses of every endpoint validate against its schemas.
+ */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { seedSample } from "../catalogue/seed.ts";
+import { openTestDb, request, testApp } from "./helpers.ts";
+
+const tdb = await openTestDb();
+await seedSample(tdb.db, { count: 30 });
+const { app } = await testApp(tdb.db);
+const limited = await testApp(tdb.db, { RATE_LIMIT: "on" });
+// deno-lint-ignore no-explicit-any
+const doc: any = await (await request(app, "/api/public/openapi.json")).json();
+
+Deno.test("the document is valid OpenAPI 3.1.1 with info.version 2026.09", async () => {
+  assert.equal(doc.openapi, "3.1.1");
+  assert.equal(doc.info.version, "2026.09");
+  const res = await new Validator().validate(structuredClone(doc));
+  assert.equal(res.valid, true, JSON.stringify(res.errors));
+});
+
+Deno.test("every public endpoint is documented with its operation id and responses", () => {
+  const list = doc.paths["/api/public/properties"]?.get;
+  const one = doc.paths["/api/public/properties/{id}"]?.get;
+  assert.equal(list.operationId, "immobilienSuchen");
+  assert.equal(one.operationId, "immobilieHolen");
+  assert.deepEqual(Object.keys(list.responses).sort(), ["200", "400", "413", "429"]);
+  assert.deepEqual(Object.keys(one.responses).sort(), ["200", "404", "413", "429"]);
+  const names = list.parameters.map((p: { name: string }) => p.name).sort();
+  assert.deepEqual(names, [
+    "city",
+    "max_price",
+    "min_price",
+    "min_rooms",
+    "min_sqm",
+    "page",
+    "page_size",
+    "property_type",
+    "transaction_type",
+  ]);
+  const pageSize = list.parameters.find((p: { name: string }) => p.name === "page_size").schema;
+  assert.deepEqual([pageSize.type, pageSize.minimum, pageSize.maximum, pageSize.default], [
+    "integer",
+    1,
+    60,
+    24,
+  ]);
+});
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+ajv.addSchema(doc, "openapi.json");
+
+function pointer(...parts: string[]): string {
+  return "openapi.json#/" + parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+}
+
+async function conforms(path: string, template: string, res: Response) {
+  const op = doc.paths[template].get;
+  assert.ok(op.responses[String(res.status)], `${res.status} of ${path} is documented`);
+  const ref = pointer(
+    "paths",
+    template,
+    "get",
+    "responses",
+    String(res.status),
+    "content",
+    "application/json",
+    "schema",
+  );
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+  const body = await res.json();
+  assert.ok(validate(body), `${path} → ${res.status}: ${JSON.stringify(validate.errors)}`);
+  return body;
+}
+
+Deno.test("live responses of every endpoint validate against the document", async () => {
+  const L = "/api/public/properties";
+  const I = "/api/public/properties/{id}";
+  const page = await conforms(L, L, await request(app, L));
+  await conforms(L, L, await request(app, `${L}?city=Berlin&transaction_type=buy&min_price=1&page_size=60`));
+  await conforms(L, L, await request(app, `${L}?page=99`));
+  await conforms(L, L, await request(app, `${L}?page_size=99`));
+  await conforms(L, L, await request(app, L, { method: "GET", headers: { "content-length": "9999999" } }));
+  await conforms(I, I, await request(app, `${L}/${page.items[0].id}`));
+  await conforms(I, I, await request(app, `${L}/${crypto.randomUUID()}`));
+  await conforms(I, I, await request(app, `${L}/x`));
+  for (let i = 0; i < 10; i++) await (await request(limited.app, L, {}, "192.0.2.44")).body?.cancel();
+  await conforms(L, L, await request(limited.app, L, {}, "192.0.2.44"));
+  await conforms(I, I, await request(limited.app, `${L}/${page.items[0].id}`, {}, "192.0.2.44"));
+});
+
+Deno.test("CORS is open for the public endpoints, without credentials", async () => {
+  const res = await request(app, "/api/public/properties", { headers: { origin: "https://example.org" } });
+  assert.equal(res.headers.get("access-control-allow-origin"), "*");
+  assert.equal(res.headers.get("access-control-allow-credentials"), null);
+  await res.body?.cancel();
+  const pre = await request(app, "/api/public/properties", {
+    method: "OPTIONS",
+    headers: { origin: "https://example.org", "access-control-request-method": "GET" },
+  });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get("access-control-allow-origin"), "*");
+});
+
+Deno.test({
+  name: "close the database",
+  fn: () => tdb.close(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+});

@@ -1,0 +1,93 @@
+/**
+ * The README's start command on a fresh data folder: migrations, the sample catalogue, serving; a restart keeps
+ * the data; `db:seed --count N` adds N sample listings with a progress bar.
+ */
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function withServer(dataDir: string, fn: (url: string) => Promise<void>) {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: ROOT,
+    env: { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", DATABASE_URL: "", KV_PATH: "" },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0;; i++) {
+      try {
+        const res = await fetch(`${url}/healthz`);
+        await res.body?.cancel();
+        if (res.ok) break;
+      } catch { /* not listening yet */ }
+      if (i > 300) throw new Error("server did not start within 30 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await fn(url);
+  } finally {
+    child.kill("SIGTERM");
+    const { code } = await child.output();
+    assert.equal(code, 0, "stops cleanly on SIGTERM");
+  }
+}
+
+Deno.test({
+  name:
+    "task start on an empty data folder: migrates, seeds the sample catalogue, serves; a restart keeps it",
+  sanitizeResources: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      let total = 0;
+      await withServer(dir, async (url) => {
+        const page = await (await fetch(`${url}/api/public/properties?page_size=60`)).json();
+        total = page.total;
+        assert.ok(total >= 300, `at least 300 published sample listings, got ${total}`);
+        assert.ok(page.items.every((i: { beispiel: boolean }) => i.beispiel === true));
+        const cities = new Set<string>();
+        for (let p = 1; p <= Math.ceil(total / 60); p++) {
+          const body = await (await fetch(`${url}/api/public/properties?page_size=60&page=${p}`)).json();
+          for (const i of body.items) cities.add(i.city);
+        }
+        assert.ok(cities.size >= 15, `at least 15 cities, got ${cities.size}`);
+      });
+      await withServer(dir, async (url) => {
+        const page = await (await fetch(`${url}/api/public/properties?page_size=1`)).json();
+        assert.equal(page.total, total, "a restart neither loses nor re-seeds");
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("db:seed --count N adds N sample listings and shows progress; bad arguments are refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const run = (...args: string[]) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "tasks/seed.ts", ...args],
+        cwd: ROOT,
+        env: { DATA_DIR: dir, DATABASE_URL: "" },
+      }).output();
+    const out = await run("--count", "2500");
+    const err = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, err);
+    assert.match(err, /seeding \[#+\] 100% {2}2500\/2500/);
+    assert.match(new TextDecoder().decode(out.stdout), /added 2500 sample listings/);
+    assert.equal((await run("--count", "zero")).code, 2);
+    assert.equal((await run("--count", "-5")).code, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
