@@ -55,8 +55,10 @@ function openPostgres(url: string, opts: OpenDbOptions): Db {
       });
     },
     async close() {
-      await kysely.destroy();
+      // End the pool with a timeout first: postgres.js's end() without one can wait forever for a reserved
+      // connection whose prepared statement failed; Kysely's destroy() then finds the pool already ended.
       await sql.end({ timeout: 5 });
+      await kysely.destroy();
     },
   };
 }
