@@ -3,7 +3,10 @@
  *
  * A bucket holds up to `burst` tokens and gains `rate` tokens per second. A call takes one token or is refused.
  * The state is written with an atomic check-and-set; calls for one key inside this process are serialised first,
- * because many concurrent writers on one KV key would conflict and retry.
+ * because many concurrent writers on one KV key would conflict and retry. The last state this process wrote (or
+ * read) is remembered with its versionstamp, so the usual call is one commit without a read: the commit's check
+ * fails if another process changed the bucket meanwhile, and only then is the bucket read again. A caller never
+ * seen is committed with the check "key absent".
  */
 import { rateBucketKey, type RateGroup } from "./kv_keys.ts";
 
@@ -21,12 +24,20 @@ interface BucketState {
 }
 
 const MAX_RETRIES = 20;
+/** Buckets remembered per process; the oldest are forgotten first (forgetting only costs one read). */
+const MAX_REMEMBERED = 50_000;
+
+interface Remembered {
+  state: BucketState | null;
+  versionstamp: string | null;
+}
 
 /** Takes tokens from KV-backed buckets; one instance per KV handle. */
 export class TokenBuckets {
   readonly #kv: Deno.Kv;
   readonly #now: () => number;
   readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #known = new Map<string, Remembered>();
 
   /** `now` returns milliseconds (a test clock may replace `Date.now`). */
   constructor(kv: Deno.Kv, now: () => number = Date.now) {
@@ -39,7 +50,7 @@ export class TokenBuckets {
     const key = rateBucketKey(group, caller);
     const id = `${group}\u0000${caller}`;
     const previous = this.#tails.get(id) ?? Promise.resolve();
-    const next = previous.then(() => this.#takeNow(key, rule));
+    const next = previous.then(() => this.#takeNow(id, key, rule));
     const tail = next.catch(() => {});
     this.#tails.set(id, tail);
     tail.then(() => {
@@ -48,20 +59,52 @@ export class TokenBuckets {
     return next;
   }
 
-  async #takeNow(key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+  async #takeNow(id: string, key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+    let known = this.#known.get(id) ?? { state: null, versionstamp: null };
     for (let i = 0; i < MAX_RETRIES; i++) {
-      const entry = await this.#kv.get<BucketState>(key);
       const now = this.#now();
-      const tokens = refill(entry.value, rule, now);
+      const tokens = refill(known.state, rule, now);
+      // Remembered state is an upper bound of the stored one (other processes only take tokens), so an empty
+      // bucket in memory is empty in KV too.
       if (tokens < 1) return false;
-      const left = tokens - 1;
-      const res = await this.#kv.atomic()
-        .check(entry)
-        .set(key, { tokens: left, at: now } satisfies BucketState, { expireIn: refillMs(left, rule) })
-        .commit();
-      if (res.ok) return true;
+      const state = { tokens: tokens - 1, at: now } satisfies BucketState;
+      const res = await retryBusy(() =>
+        this.#kv.atomic()
+          .check({ key, versionstamp: known.versionstamp })
+          .set(key, state, { expireIn: refillMs(state.tokens, rule) })
+          .commit()
+      );
+      if (res.ok) {
+        this.#remember(id, { state, versionstamp: res.versionstamp });
+        return true;
+      }
+      // Another process changed the bucket meanwhile: read the stored state and try again.
+      const entry = await retryBusy(() => this.#kv.get<BucketState>(key));
+      known = { state: entry.value, versionstamp: entry.versionstamp };
+      this.#remember(id, known);
     }
     throw new Error("token bucket: too many write conflicts");
+  }
+
+  #remember(id: string, r: Remembered): void {
+    this.#known.delete(id);
+    this.#known.set(id, r);
+    if (this.#known.size > MAX_REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
+  }
+}
+
+/**
+ * Runs a KV operation again when another process holds the KV file's write lock ("database is locked"), with a
+ * short random pause, up to 50 times.
+ */
+async function retryBusy<T>(op: () => Promise<T>): Promise<T> {
+  for (let i = 0;; i++) {
+    try {
+      return await op();
+    } catch (e) {
+      if (i >= 50 || !(e instanceof Error) || !/database is locked|busy/i.test(e.message)) throw e;
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * 4));
+    }
   }
 }
 

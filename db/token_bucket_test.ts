@@ -26,3 +26,22 @@ Deno.test("take: burst then refusal; buckets are per group and caller", async ()
   assert.deepEqual(await takes(4), [true, true, true, false]);
   kv.close();
 });
+
+Deno.test("several processes (instances with their own memory) on one KV take exactly the burst together", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvs = await Promise.all([0, 1, 2].map(() => Deno.openKv(`${dir}/kv.sqlite3`)));
+  try {
+    const t = 0;
+    const buckets = kvs.map((kv) => new TokenBuckets(kv, () => t));
+    const results = await Promise.all(
+      Array.from({ length: 45 }, (_, i) => buckets[i % 3]!.take("valuation", "shared", rule)),
+    );
+    assert.equal(results.filter(Boolean).length, 15);
+    for (const b of buckets) {
+      assert.equal(await b.take("valuation", "shared", rule), false, "all agree it is empty");
+    }
+  } finally {
+    for (const kv of kvs) kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
