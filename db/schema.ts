@@ -47,6 +47,42 @@ export interface ListingContactsTable {
   contact_phone: string | null;
 }
 
+/**
+ * An official land-value zone (Bodenrichtwertzone) of one Stichtag; geometry in WGS84. Numeric columns are read
+ * with `::float8` casts and dates with `to_char` so both drivers return the same types.
+ */
+export interface BrwZonesTable {
+  id: ColumnType<number | string, never, never>;
+  /** Two-letter state code. */
+  state: string;
+  /** Reference date; write as `YYYY-MM-DD`. */
+  stichtag: ColumnType<Date | string, string, string>;
+  brw: ColumnType<number, number, number>;
+  gfz: ColumnType<number | null, number | null, number | null>;
+  wgfz: ColumnType<number | null, number | null, number | null>;
+  /** VBORIS use code (NUTA/ART). */
+  nutzung: string | null;
+  /** VBORIS development state (ENTW). */
+  entwicklung: string | null;
+  zone_name: string | null;
+  zone_number: string | null;
+  municipality_name: string | null;
+  municipality_key: string | null;
+  /** Generated column: `city_key(municipality_name)`; never written. */
+  municipality_norm: ColumnType<string | null, never, never>;
+  source: string;
+  licence: string;
+  /** GeoJSON Polygon or MultiPolygon; written as JSON text. */
+  geometry: ColumnType<unknown, string, string>;
+  min_lat: number;
+  max_lat: number;
+  min_lng: number;
+  max_lng: number;
+  /** Generated column: the bounding box as a Postgres `box` (x = lng, y = lat); never written. */
+  bbox: ColumnType<string, never, never>;
+  imported_at: GeneratedTimestamp;
+}
+
 /** Applied migrations. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -58,5 +94,6 @@ export interface Database {
   offices: OfficesTable;
   listings: ListingsTable;
   listing_contacts: ListingContactsTable;
+  brw_zones: BrwZonesTable;
   schema_migrations: SchemaMigrationsTable;
 }
