@@ -11,11 +11,10 @@ import { healthRoutes } from "./routes/health.ts";
 import { bodyLimit, methodNotAllowed, notFound, onError, requestId } from "./routes/middleware.ts";
 import { validationHook } from "./routes/openapi_common.ts";
 import { rateLimit, writeLimit } from "./routes/rate_limit.ts";
+import { BASELINE_PATH, valuationRoutes } from "./routes/valuation.ts";
 
 /** Version of the REST description (spec §9). */
 export const API_VERSION = "2026.09";
-/** Paths with a token bucket of their own, not counted against the general write bucket. */
-const OWN_BUCKET_WRITES = ["/api/public/valuation/location-baseline"];
 
 /** Builds the HTTP application from its dependencies. */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
@@ -26,11 +25,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
   app.use("/api/public/*", cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
   app.use("*", bodyLimit());
-  app.use("*", writeLimit(deps, OWN_BUCKET_WRITES));
+  app.use("*", writeLimit(deps, [BASELINE_PATH]));
   // The pattern also matches the path without a suffix; writes to these paths count in the write bucket only.
   app.on(["GET", "HEAD"], "/api/public/properties/*", rateLimit(deps, "catalogue"));
+  app.post(BASELINE_PATH, rateLimit(deps, "valuation"));
 
   app.route("/", catalogueRoutes(deps));
+  app.route("/", valuationRoutes(deps));
   app.route("/", healthRoutes(deps));
   app.doc31("/api/public/openapi.json", {
     openapi: "3.1.1",

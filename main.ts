@@ -5,6 +5,7 @@
 import { createApp } from "./app.ts";
 import { ConfigError, configFromEnv } from "./config.ts";
 import { seedIfEmpty } from "./catalogue/seed.ts";
+import { seedSampleZonesIfEmpty } from "./valuation/sample_zones.ts";
 import { openDb } from "./db/connection.ts";
 import { openKv } from "./db/kv.ts";
 import { migrate } from "./db/migrate.ts";
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
     if (config.seedSampleData) {
       const seeded = await seedIfEmpty(db);
       if (seeded) log.log("info", "sample catalogue seeded", { listings: seeded });
+      const zones = await seedSampleZonesIfEmpty(db);
+      if (zones) log.log("info", "invented sample land-value zones loaded", { zones });
     }
   } else {
     const pending = await pendingMigrations(db);

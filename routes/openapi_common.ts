@@ -17,12 +17,13 @@ const DESCRIPTIONS: Record<number, string> = {
   404: "`not_found`: the listing does not exist, is no longer published, or the id is malformed.",
   413:
     "`payload_too_large`: the request body exceeds 512 KB (524,288 bytes), with or without Content-Length.",
+  415: "`unsupported_media_type`: the body is not declared as `application/json`.",
   429:
     "`rate_limited`: the caller's token bucket is empty. No Retry-After header; wait briefly and double the pause.",
 };
 
 /** OpenAPI response objects for the given error statuses. */
-export function errorResponses<S extends 400 | 404 | 413 | 429>(...statuses: S[]) {
+export function errorResponses<S extends 400 | 404 | 413 | 415 | 429>(...statuses: S[]) {
   return Object.fromEntries(statuses.map((s) => [s, {
     description: DESCRIPTIONS[s]!,
     content: { "application/json": { schema: errorSchema } },

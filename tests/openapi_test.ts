@@ -42,6 +42,9 @@ Deno.test("every public endpoint is documented with its operation id and respons
     "property_type",
     "transaction_type",
   ]);
+  const baseline = doc.paths["/api/public/valuation/location-baseline"]?.post;
+  assert.equal(baseline.operationId, "bodenwertSchaetzen");
+  assert.deepEqual(Object.keys(baseline.responses).sort(), ["200", "400", "413", "415", "429"]);
   const pageSize = list.parameters.find((p: { name: string }) => p.name === "page_size").schema;
   assert.deepEqual([pageSize.type, pageSize.minimum, pageSize.maximum, pageSize.default], [
     "integer",
@@ -59,13 +62,13 @@ function pointer(...parts: string[]): string {
   return "openapi.json#/" + parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
 }
 
-async function conforms(path: string, template: string, res: Response) {
-  const op = doc.paths[template].get;
+async function conforms(path: string, template: string, res: Response, method = "get") {
+  const op = doc.paths[template][method];
   assert.ok(op.responses[String(res.status)], `${res.status} of ${path} is documented`);
   const ref = pointer(
     "paths",
     template,
-    "get",
+    method,
     "responses",
     String(res.status),
     "content",
@@ -92,6 +95,32 @@ Deno.test("live responses of every endpoint validate against the document", asyn
   for (let i = 0; i < 10; i++) await (await request(limited.app, L, {}, "192.0.2.44")).body?.cancel();
   await conforms(L, L, await request(limited.app, L, {}, "192.0.2.44"));
   await conforms(I, I, await request(limited.app, `${L}/${page.items[0].id}`, {}, "192.0.2.44"));
+});
+
+Deno.test("live responses of the location baseline validate, and its request schema accepts what it serves", async () => {
+  const B = "/api/public/valuation/location-baseline";
+  const post = (body: string, type = "application/json", a = app) =>
+    request(a, B, { method: "POST", body, headers: { "content-type": type } }, "192.0.2.45");
+  await conforms(B, B, await post("{}"), "post");
+  await conforms(
+    B,
+    B,
+    await post(JSON.stringify({ plz: "80331", property_type: "house", art: "miete" })),
+    "post",
+  );
+  await conforms(B, B, await post(JSON.stringify({ plz: "1" })), "post");
+  await conforms(B, B, await post("{"), "post");
+  await conforms(B, B, await post("{}", "text/plain"), "post");
+  await conforms(B, B, await post("x".repeat(600 * 1024)), "post");
+  for (let i = 0; i < 15; i++) await (await post("{}", "application/json", limited.app)).body?.cancel();
+  await conforms(B, B, await post("{}", "application/json", limited.app), "post");
+  const schemaRef = pointer("paths", B, "post", "requestBody", "content", "application/json", "schema");
+  const validate = ajv.getSchema(schemaRef) ?? ajv.compile({ $ref: schemaRef });
+  assert.ok(
+    validate({ plz: "14467", city: "Potsdam", lat: 52.4, lng: 13.05, property_type: "land", art: "kauf" }),
+  );
+  assert.ok(!validate({ plz: "1446" }), "the documented pattern refuses what the server refuses");
+  assert.ok(!validate({ unknown: 1 }), "unknown fields are documented as refused");
 });
 
 Deno.test("CORS is open for the public endpoints, without credentials", async () => {

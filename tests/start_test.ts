@@ -60,6 +60,16 @@ Deno.test({
           for (const i of body.items) cities.add(i.city);
         }
         assert.ok(cities.size >= 15, `at least 15 cities, got ${cities.size}`);
+        const baseline = await (await fetch(`${url}/api/public/valuation/location-baseline`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ lat: 52.39985581, lng: 13.05097061, property_type: "apartment" }),
+        })).json();
+        assert.deepEqual(
+          [baseline.source, baseline.base_eur_sqm],
+          ["bodenrichtwert", 1100],
+          "sample zones loaded",
+        );
       });
       await withServer(dir, async (url) => {
         const page = await (await fetch(`${url}/api/public/properties?page_size=1`)).json();

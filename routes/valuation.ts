@@ -1,0 +1,91 @@
+/** REST adapter of POST /api/public/valuation/location-baseline (operation bodenwertSchaetzen). */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { PROPERTY_TYPES } from "../catalogue/listing.ts";
+import { AppError } from "../errors.ts";
+import { locationBaseline } from "../valuation/baseline.ts";
+import type { AppDeps, AppEnv } from "./env.ts";
+import { errorResponses, validationHook } from "./openapi_common.ts";
+
+/** Path of the location-baseline endpoint. */
+export const BASELINE_PATH = "/api/public/valuation/location-baseline";
+
+const bodySchema = z.object({
+  plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().openapi({ example: "14467" }),
+  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters").optional()
+    .openapi({ example: "Potsdam" }),
+  lat: z.number().min(-90).max(90).optional().openapi({ example: 52.3906 }),
+  lng: z.number().min(-180).max(180).optional().openapi({ example: 13.0645 }),
+  property_type: z.enum(PROPERTY_TYPES).optional(),
+  art: z.enum(["kauf", "miete"]).default("kauf").describe("kauf (purchase) or miete (rent); default kauf."),
+}).strict().openapi("LocationBaselineRequest");
+
+const resultSchema = z.object({
+  base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
+  source: z.enum(["bodenrichtwert", "comparables", "none"]),
+  region_label: z.string().nullable(),
+  brw: z.number().nullable().describe("Official land value in euro per m² of land."),
+  gfz: z.number().nullable().describe("Floor-area ratio of the zone."),
+  stichtag: z.string().nullable().describe("Reference date of the land value (YYYY-MM-DD)."),
+}).openapi("LocationBaseline");
+
+const route = createRoute({
+  method: "post",
+  path: BASELINE_PATH,
+  operationId: "bodenwertSchaetzen",
+  summary: "Location baseline: euro per m² and where it comes from",
+  description: [
+    "No field is required; a request naming no place answers 200 with source none.",
+    "Place: coordinates inside Germany decide the state and win over plz/city; a PLZ spanning two states is",
+    "decided by the city, else by the coordinates, else the answer is none with a region_label saying why.",
+    "Source order: (1) Baden-Württemberg, Saarland, Schleswig-Holstein and Bayern do not release their land values",
+    "for reuse: source none, region_label naming the state. (2) Official land value (art kauf only): with",
+    "coordinates, the zone containing the point (matching use first: residential for apartment/house, commercial",
+    "for commercial, building land for land; then building land before other development states; then the latest",
+    "Stichtag); without coordinates, the median of the municipality's matching zones at the latest Stichtag, with",
+    "region_label naming the municipality. base_eur_sqm is then the land value (euro per m² of land).",
+    "(3) Comparables: asked_price / square_meters of the service's own published, non-sample listings of the same",
+    "transaction (kauf = buy, miete = rent) and property type (none given: apartments and houses), in the PLZ,",
+    "else the city; 10 % trimmed per tail, median, at least 5 values after trimming. (4) Otherwise none.",
+    "Unknown fields, wrong types and values out of bounds answer 400 invalid_request; a body that is not JSON",
+    "answers 400 invalid_json; a body with another content type 415. Own token bucket: 3/s, burst 15.",
+  ].join(" "),
+  request: {
+    body: { content: { "application/json": { schema: bodySchema } }, required: false },
+  },
+  responses: {
+    200: { description: "The baseline.", content: { "application/json": { schema: resultSchema } } },
+    ...errorResponses(400, 413, 415, 429),
+  },
+});
+
+/** Refuses a body that is not declared as JSON (415) or does not parse (400 invalid_json) before validation. */
+function jsonBody(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const type = c.req.header("content-type");
+    const text = await c.req.text();
+    if (text.length > 0 || type) {
+      if (!type || !/^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type)) {
+        throw new AppError("unsupported_media_type");
+      }
+      try {
+        JSON.parse(text);
+      } catch {
+        throw new AppError("invalid_json");
+      }
+    }
+    await next();
+  };
+}
+
+/** The valuation sub-app. */
+export function valuationRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.post(BASELINE_PATH, jsonBody());
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json") ?? { art: "kauf" as const };
+    return c.json(await locationBaseline(deps.db, { ...body, art: body.art ?? "kauf" }), 200);
+  });
+  return app;
+}

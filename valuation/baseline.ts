@@ -1,0 +1,122 @@
+/**
+ * The location baseline (spec 2.3, 4.3): a euro-per-m² guide value for a place and where it comes from.
+ *
+ * Source order: regional rule → official land value (kauf only) → comparables → none. `source: "none"` always
+ * comes with `base_eur_sqm: null`.
+ */
+import type { Db } from "../db/connection.ts";
+import { comparableValues } from "../db/comparables.ts";
+import { MAX_SAMPLE, plausibleRange, trimmedMedian } from "./comparables.ts";
+import { type PlaceResolution, resolvePlace } from "./places.ts";
+import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
+import { municipalityMedian, zoneValueAt } from "./zones.ts";
+
+/** The request of POST /api/public/valuation/location-baseline, after validation. */
+export interface BaselineRequest {
+  plz?: string | undefined;
+  city?: string | undefined;
+  lat?: number | undefined;
+  lng?: number | undefined;
+  property_type?: "apartment" | "house" | "land" | "commercial" | undefined;
+  art: "kauf" | "miete";
+}
+
+/** The location baseline result (spec 2.3); every field is always present, null where not applicable. */
+export interface BaselineResult {
+  base_eur_sqm: number | null;
+  source: "bodenrichtwert" | "comparables" | "none";
+  region_label: string | null;
+  brw: number | null;
+  gfz: number | null;
+  stichtag: string | null;
+}
+
+/** Computes the baseline for `req` following the source order. */
+export async function locationBaseline(db: Db, req: BaselineRequest): Promise<BaselineResult> {
+  const place = resolvePlace({ plz: req.plz, city: req.city, lat: req.lat, lng: req.lng });
+  if (place.kind !== "resolved") return none(placeLabel(place));
+  if (NON_RELEASING_STATES.has(place.state)) {
+    return none(`${STATE_NAMES[place.state]}: Bodenrichtwerte ohne Lizenz zur Weiterverwendung`);
+  }
+  if (req.art === "kauf") {
+    const zone = await landValue(db, req, place);
+    if (zone) {
+      return {
+        base_eur_sqm: zone.brw,
+        source: "bodenrichtwert",
+        region_label: zone.region_label,
+        brw: zone.brw,
+        gfz: zone.gfz,
+        stichtag: zone.stichtag,
+      };
+    }
+  }
+  return await comparables(db, req, place) ?? none(noDataLabel(req, place));
+}
+
+type Resolved = Extract<PlaceResolution, { kind: "resolved" }>;
+
+async function landValue(db: Db, req: BaselineRequest, place: Resolved) {
+  if (req.lat !== undefined && req.lng !== undefined) {
+    return await zoneValueAt(db, req.lat, req.lng, req.property_type);
+  }
+  const municipality = place.place ?? req.city;
+  return municipality
+    ? await municipalityMedian(db, municipality, place.state, req.property_type)
+    : undefined;
+}
+
+async function comparables(
+  db: Db,
+  req: BaselineRequest,
+  place: Resolved,
+): Promise<BaselineResult | undefined> {
+  const transaction = req.art === "kauf" ? "buy" : "rent";
+  const propertyTypes = req.property_type ? [req.property_type] : ["apartment", "house"];
+  const range = plausibleRange(transaction, req.property_type);
+  const city = req.city ?? place.place;
+  const areas: Array<[{ plz: string } | { city: string }, string]> = [];
+  if (req.plz) areas.push([{ plz: req.plz }, `PLZ ${req.plz}`]);
+  if (city) areas.push([{ city }, city]);
+  for (const [area, name] of areas) {
+    const values = await comparableValues(db, {
+      transaction,
+      propertyTypes,
+      area,
+      ...range,
+      limit: MAX_SAMPLE,
+    });
+    const m = trimmedMedian(values);
+    if (m) {
+      return {
+        base_eur_sqm: Math.round(m.median * 100) / 100,
+        source: "comparables",
+        region_label: `${name}: Median von ${m.used} Vergleichsangeboten (${segmentLabel(req)})`,
+        brw: null,
+        gfz: null,
+        stichtag: null,
+      };
+    }
+  }
+  return undefined;
+}
+
+function segmentLabel(req: BaselineRequest): string {
+  const type = { apartment: "Wohnungen", house: "Häuser", land: "Grundstücke", commercial: "Gewerbe" };
+  return `${req.property_type ? type[req.property_type] : "Wohnungen und Häuser"}, ${
+    req.art === "kauf" ? "Kauf" : "Miete"
+  }`;
+}
+
+function none(label: string | null): BaselineResult {
+  return { base_eur_sqm: null, source: "none", region_label: label, brw: null, gfz: null, stichtag: null };
+}
+
+function placeLabel(place: Exclude<PlaceResolution, Resolved>): string | null {
+  return place.kind === "none" ? "Kein Ort angegeben" : place.label;
+}
+
+function noDataLabel(req: BaselineRequest, place: Resolved): string {
+  const where = req.plz ? `PLZ ${req.plz}` : place.place ?? req.city ?? STATE_NAMES[place.state];
+  return `${where}: weder Bodenrichtwert noch genug Vergleichsangebote (${segmentLabel(req)})`;
+}
