@@ -1,0 +1,645 @@
+/**
+ * `deno task bench:catalogue`: load test of the public catalogue (GET /api/public/properties and
+ * GET /api/public/properties/{id}) on a real Postgres server with 200,000 seeded listings, next to two floors
+ * measured in the same run — the same SQL through postgres.js alone, and a bare `Deno.serve` with fixed JSON —
+ * and with the rate limiter on and off. The load comes from wrk (a separate process) with `catalogue.lua`, every
+ * request from a random X-Forwarded-For address so that no per-IP token bucket runs empty.
+ *
+ * Environment (all optional):
+ * - BENCH_DATABASE_URL: use this server instead of starting a throwaway cluster (seeded only when short of rows).
+ * - BENCH_PG_DIR: keep the throwaway cluster in this folder, so the next run reuses its seeded data.
+ * - BENCH_LISTINGS (200000), BENCH_SECONDS (10), BENCH_WARMUP (5), BENCH_CONNECTIONS (32), BENCH_THREADS (2).
+ * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
+ * - BENCH_JSON: write the figures to this file as JSON.
+ */
+import { seedSample } from "../catalogue/seed.ts";
+import type { ListingFilter } from "../catalogue/listing.ts";
+import { openDb } from "../db/connection.ts";
+import { countListings } from "../db/listings.ts";
+import { migrate } from "../db/migrate.ts";
+import { sql } from "kysely";
+import type { DirectConfig, DirectResult } from "./direct_driver.ts";
+import { verifyPlainSql } from "./kysely_capture.ts";
+import { listingPath, listMix, type ListRequest } from "./mix.ts";
+import { freePort, startCluster } from "./pg_cluster.ts";
+import { type PlanFigures, planSection } from "./plans.ts";
+import { type Child, killRunning, run, spawnLogged } from "./processes.ts";
+import { CpuMeter, type CpuUse, postmasterPid, withChildren } from "./cpu.ts";
+import { ensureWrk, runWrk } from "./wrk.ts";
+
+const REPO = new URL("..", import.meta.url).pathname;
+const BENCH = new URL(".", import.meta.url).pathname;
+
+/** Settings of one benchmark run. */
+export interface BenchSettings {
+  /** Listings the database must hold. */
+  listings: number;
+  /** Seconds of each measured run. */
+  seconds: number;
+  /** Seconds of the warm-up before each measured run. */
+  warmup: number;
+  /** Concurrent connections (wrk) or request loops (direct driver). */
+  connections: number;
+  /** wrk threads. */
+  threads: number;
+  /** postgres.js pool size of the service and the direct floor. */
+  poolSize: number;
+  /** List requests in the mix. */
+  listMixSize: number;
+  /** Listing ids in the mix. */
+  idMixSize: number;
+  /** X-Forwarded-For addresses in the pool. */
+  addressPool: number;
+  /** Where the service keeps Deno KV (the token buckets). */
+  kv: "file" | "memory";
+}
+
+/** The figures of one measured run. */
+export interface Measurement {
+  /** What was loaded. */
+  target: string;
+  /** Which endpoint. */
+  endpoint: "list" | "single";
+  /** Requests completed. */
+  requests: number;
+  /** Requests per second. */
+  rps: number;
+  /** Median latency in ms. */
+  p50Ms: number;
+  /** 99th percentile latency in ms. */
+  p99Ms: number;
+  /** Failed requests (non-2xx answers, socket errors, missing rows). */
+  errors: number;
+  /** CPU use during the run in percent of one core: `target`, `postgres`, `loader` (wrk) and `machine`. */
+  cpu: CpuUse;
+}
+
+/** Reads the settings from the environment (see the module comment). */
+export function settingsFromEnv(): BenchSettings {
+  const int = (name: string, dflt: number, min: number) => {
+    const raw = Deno.env.get(name);
+    if (raw === undefined || raw === "") return dflt;
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < min) throw new Error(`${name} must be a whole number >= ${min}`);
+    return v;
+  };
+  return {
+    listings: int("BENCH_LISTINGS", 200_000, 1),
+    seconds: int("BENCH_SECONDS", 10, 1),
+    warmup: int("BENCH_WARMUP", 5, 0),
+    connections: int("BENCH_CONNECTIONS", 32, 1),
+    threads: int("BENCH_THREADS", 2, 1),
+    poolSize: 10,
+    listMixSize: 2000,
+    idMixSize: 2000,
+    addressPool: 100_000,
+    kv: kvMode(Deno.env.get("BENCH_KV")),
+  };
+}
+
+function kvMode(raw: string | undefined): "file" | "memory" {
+  if (raw === undefined || raw === "" || raw === "file") return "file";
+  if (raw === "memory") return "memory";
+  throw new Error("BENCH_KV must be file or memory");
+}
+
+const started = performance.now();
+/** Data folder of the throwaway cluster (for CPU accounting); undefined on BENCH_DATABASE_URL. */
+let pgDataDir: string | undefined;
+
+function meter(target: () => number[], loader: () => number[]): CpuMeter {
+  const postmaster = () => (pgDataDir ? postmasterPid(pgDataDir) : undefined);
+  return new CpuMeter({
+    target: { pids: target },
+    loader: { pids: loader },
+    postgres: {
+      pids: (snap) => {
+        const pm = postmaster();
+        return pm ? withChildren(snap, pm) : [];
+      },
+      reaper: postmaster,
+    },
+  });
+}
+
+function say(line: string): void {
+  const t = ((performance.now() - started) / 1000).toFixed(1).padStart(6);
+  console.log(`[${t}s] ${line}`);
+}
+
+/** Cleanup steps, run last-in first-out on success, error and SIGINT/SIGTERM. */
+const cleanups: Array<() => Promise<void>> = [];
+
+async function cleanup(): Promise<void> {
+  while (cleanups.length) {
+    const step = cleanups.pop()!;
+    try {
+      await step();
+    } catch (e) {
+      console.error(`cleanup: ${e instanceof Error ? e.message : e}`);
+    }
+  }
+}
+
+let interrupted = false;
+function onSignal(): void {
+  if (interrupted) return;
+  interrupted = true;
+  console.error("\ninterrupted: stopping children and the cluster");
+  killRunning();
+  cleanup().finally(() => Deno.exit(130));
+}
+
+/** Environment of a child service: the parent's without any service configuration, plus `vars`. */
+function serviceEnv(vars: Record<string, string>): Record<string, string> {
+  const env = Deno.env.toObject();
+  for (
+    const k of [
+      "PORT",
+      "BASE_URL",
+      "DATABASE_URL",
+      "DATA_DIR",
+      "KV_PATH",
+      "TRUST_PROXY",
+      "AUTH_SECRET",
+      "SMTP_URL",
+      "RATE_LIMIT",
+      "SEED_SAMPLE_DATA",
+      "LOG_LEVEL",
+      "DENO_DEPLOYMENT_ID",
+    ]
+  ) delete env[k];
+  return { ...env, NO_COLOR: "1", ...vars };
+}
+
+async function waitHealthy(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child.exited()) throw new Error(`the process exited before it was healthy:\n${await child.tail()}`);
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not healthy after ${timeoutMs / 1000} s:\n${await child.tail()}`);
+}
+
+/** Starts the service as a child (the Deno binary itself, not npx) and waits for /healthz. */
+async function startService(
+  databaseUrl: string,
+  workdir: string,
+  label: string,
+  rateLimit: boolean,
+  kv: BenchSettings["kv"],
+): Promise<{ child: Child; base: string }> {
+  // main.ts refuses to start with pending migrations; apply any that appeared since the start of the run
+  const db = await openDb({ databaseUrl, poolSize: 1 });
+  try {
+    const applied = await migrate(db);
+    if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
+  } finally {
+    await db.close();
+  }
+  const port = freePort();
+  const child = await spawnLogged(
+    Deno.execPath(),
+    ["run", "-A", "main.ts"],
+    `${workdir}/service-${label}.log`,
+    {
+      cwd: REPO,
+      clearEnv: true,
+      env: serviceEnv({
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        TRUST_PROXY: "1",
+        LOG_LEVEL: "warn",
+        RATE_LIMIT: rateLimit ? "on" : "off",
+        DATA_DIR: `${workdir}/data-${label}`,
+        KV_PATH: kv === "memory" ? ":memory:" : `${workdir}/data-${label}/kv.sqlite3`,
+        SEED_SAMPLE_DATA: "0",
+      }),
+    },
+  );
+  cleanups.push(() => child.stop());
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(child, `${base}/healthz`);
+  return { child, base };
+}
+
+async function fetchText(url: string, address: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, { headers: { "x-forwarded-for": address } });
+  return { status: res.status, body: await res.text() };
+}
+
+/** Requests one path of every kind in the mix (and some ids) once and fails unless each answers 200. */
+async function checkPaths(base: string, list: ListRequest[], ids: string[]): Promise<void> {
+  const kinds = new Map<string, ListRequest>();
+  for (const r of list) if (!kinds.has(r.kind)) kinds.set(r.kind, r);
+  const paths = [...kinds.values()].map((r) => r.path).concat(ids.slice(0, 5).map(listingPath));
+  let i = 0;
+  for (const p of paths) {
+    const res = await fetchText(base + p, `192.0.2.${++i}`);
+    if (res.status !== 200) throw new Error(`GET ${p} answered ${res.status}: ${res.body.slice(0, 300)}`);
+  }
+}
+
+async function wrkRun(
+  s: BenchSettings,
+  target: string,
+  endpoint: "list" | "single",
+  base: string,
+  pathsFile: string,
+  targetPid: number,
+): Promise<Measurement> {
+  const opts = {
+    url: base,
+    pathsFile,
+    connections: s.connections,
+    threads: s.threads,
+    pool: s.addressPool,
+  };
+  if (s.warmup > 0) await runWrk({ ...opts, seconds: s.warmup });
+  let wrkPid = 0;
+  const cpu = meter(() => [targetPid], () => (wrkPid ? [wrkPid] : []));
+  await cpu.start();
+  const r = await runWrk({ ...opts, seconds: s.seconds, onSpawn: (pid) => (wrkPid = pid) });
+  const cpuUse = await cpu.stop();
+  const m: Measurement = {
+    target,
+    endpoint,
+    requests: r.requests,
+    rps: r.rps,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    errors: r.non2xx + r.socketErrors,
+    cpu: cpuUse,
+  };
+  say(`  ${endpoint.padEnd(6)} ${fmtRow(m)}`);
+  return m;
+}
+
+async function directRun(
+  s: BenchSettings,
+  target: string,
+  endpoint: "list" | "single",
+  mode: DirectConfig["mode"],
+  url: string,
+  workdir: string,
+  filters: ListingFilter[],
+  ids: string[],
+): Promise<Measurement> {
+  const cfg: DirectConfig = {
+    url,
+    endpoint,
+    mode,
+    connections: s.connections,
+    poolSize: s.poolSize,
+    warmupS: s.warmup,
+    durationS: s.seconds,
+    filters,
+    ids,
+  };
+  const cfgPath = `${workdir}/direct-${mode}-${endpoint}.json`;
+  await Deno.writeTextFile(cfgPath, JSON.stringify(cfg));
+  let pid = 0;
+  const cpu = meter(() => (pid ? [pid] : []), () => []);
+  await cpu.start();
+  const out = await run(Deno.execPath(), ["run", "-A", `${BENCH}direct_driver.ts`, cfgPath], {
+    cwd: REPO,
+    onSpawn: (p) => (pid = p),
+  });
+  const cpuUse = await cpu.stop();
+  const r = JSON.parse(out.trim().split("\n").at(-1)!) as DirectResult;
+  const m: Measurement = {
+    target,
+    endpoint,
+    requests: r.requests,
+    rps: r.rps,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    errors: r.errors,
+    cpu: cpuUse,
+  };
+  say(`  ${endpoint.padEnd(6)} ${fmtRow(m)}`);
+  return m;
+}
+
+function fmtRow(m: Measurement): string {
+  return `${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(7)} ms  p99 ${
+    m.p99Ms.toFixed(2).padStart(7)
+  } ms  (${m.requests} requests, ${m.errors} errors)`;
+}
+
+async function main(): Promise<void> {
+  const s = settingsFromEnv();
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const denoVersion = Deno.version.deno;
+  console.log(
+    `catalogue benchmark: ${s.listings} listings, ${s.connections} connections, ${s.threads} wrk threads, ` +
+      `${s.warmup} s warm-up + ${s.seconds} s per run, pool ${s.poolSize}, KV ${s.kv}; ` +
+      `deno ${denoVersion}, ${navigator.hardwareConcurrency} cores`,
+  );
+
+  await ensureWrk(say);
+  const workdir = await Deno.makeTempDir({ prefix: "catalogue-bench-" });
+  await Deno.chmod(workdir, 0o755);
+  cleanups.push(() => Deno.remove(workdir, { recursive: true }));
+
+  // --- database: cluster, migrations, data --------------------------------------------------------------
+  let databaseUrl = Deno.env.get("BENCH_DATABASE_URL") || undefined;
+  let pgVersion = "";
+  if (databaseUrl) {
+    say(`using BENCH_DATABASE_URL`);
+  } else {
+    const keepDir = Deno.env.get("BENCH_PG_DIR") || undefined;
+    say(`starting a throwaway Postgres cluster${keepDir ? ` in ${keepDir} (kept)` : ""}`);
+    const cluster = await startCluster({
+      dir: keepDir ?? `${workdir}/pg`,
+      keep: keepDir !== undefined,
+      say: (l) => say(`  ${l}`),
+    });
+    cleanups.push(() => cluster.stop());
+    databaseUrl = cluster.url;
+    pgDataDir = cluster.dataDir;
+    pgVersion = cluster.version;
+  }
+  const db = await openDb({ databaseUrl });
+  let ids: string[];
+  let published: number;
+  try {
+    const applied = await migrate(db);
+    if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
+    const have = await countListings(db);
+    if (have >= s.listings) {
+      say(`${have} listings present: seeding skipped`);
+    } else {
+      const n = s.listings - have;
+      say(`seeding ${n} sample listings (${have} present)`);
+      const t = performance.now();
+      let next = 0;
+      await seedSample(db, {
+        count: n,
+        onProgress: (done, total) => {
+          if (done >= next || done === total) {
+            say(`  ${done} / ${total}`);
+            next = done + Math.ceil(total / 5);
+          }
+        },
+      });
+      say(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    await sql`vacuum (analyze) listings`.execute(db.kysely);
+    const stats = await sql<{ published: number; total: number; size: string; version: string }>`
+      select count(*) filter (where status = 'published')::int as published, count(*)::int as total,
+        pg_size_pretty(pg_total_relation_size('listings')) as size, current_setting('server_version') as version
+      from listings`.execute(db.kysely);
+    const st = stats.rows[0]!;
+    published = st.published;
+    pgVersion = st.version;
+    say(
+      `listings: ${st.total} (${st.published} published), table with indexes ${st.size}; Postgres ${pgVersion}`,
+    );
+    const idRows = await sql<{ id: string }>`
+      select id from listings where status = 'published' order by random() limit ${s.idMixSize}`.execute(
+      db.kysely,
+    );
+    ids = idRows.rows.map((r) => r.id);
+  } finally {
+    await db.close();
+  }
+
+  // --- the mix ---------------------------------------------------------------------------------------------
+  const list = listMix(s.listMixSize);
+  const filters = list.map((r) => r.filter);
+  const listFile = `${workdir}/list-paths.txt`;
+  const singleFile = `${workdir}/single-paths.txt`;
+  await Deno.writeTextFile(listFile, list.map((r) => r.path).join("\n") + "\n");
+  await Deno.writeTextFile(singleFile, ids.map(listingPath).join("\n") + "\n");
+  const kinds = new Map<string, number>();
+  for (const r of list) kinds.set(r.kind, (kinds.get(r.kind) ?? 0) + 1);
+  say(
+    `mix: ${list.length} list requests (${
+      [...kinds].map(([k, n]) => `${k} ${Math.round(n / list.length * 100)}%`).join(", ")
+    }), ${ids.length} listing ids`,
+  );
+
+  const check = await verifyPlainSql(filters, ids);
+  const sqlIdentical = check.mismatches.length === 0;
+  if (sqlIdentical) {
+    say(
+      `direct-driver SQL: plain copies identical to Kysely's compiled SQL (text and parameters) for all ` +
+        `${check.compared} statements of the mix (${check.distinctTexts} distinct texts)`,
+    );
+  } else {
+    say(`WARNING: ${check.mismatches.length} of ${check.compared} plain statements differ from Kysely's:`);
+    for (const m of check.mismatches.slice(0, 3)) console.log(`  ${m}`);
+  }
+
+  // --- query plans -------------------------------------------------------------------------------------------
+  const plans = await planSection(databaseUrl, list, ids[0]!);
+  console.log("");
+
+  // --- measured runs ------------------------------------------------------------------------------------------
+  const results: Measurement[] = [];
+  for (const limiter of [true, false]) {
+    const label = limiter ? "limiter-on" : "limiter-off";
+    const target = `service, rate limiter ${limiter ? "on" : "off"}`;
+    say(`${target}`);
+    const svc = await startService(databaseUrl, workdir, label, limiter, s.kv);
+    await checkPaths(svc.base, list, ids);
+    if (limiter) {
+      const bodies = `${workdir}/bodies`;
+      await Deno.mkdir(bodies);
+      for (
+        const [file, path] of [["page24", "/api/public/properties?page_size=24"], [
+          "page60",
+          "/api/public/properties?page_size=60",
+        ], ["listing", listingPath(ids[0]!)]] as const
+      ) {
+        const r = await fetchText(svc.base + path, "198.51.100.7");
+        if (r.status !== 200) throw new Error(`GET ${path} answered ${r.status}`);
+        await Deno.writeTextFile(`${bodies}/${file}.json`, r.body);
+      }
+    }
+    results.push(await wrkRun(s, target, "list", svc.base, listFile, svc.child.pid));
+    results.push(await wrkRun(s, target, "single", svc.base, singleFile, svc.child.pid));
+    await svc.child.stop();
+  }
+
+  const directPool = "direct postgres.js (pool)";
+  say(`${directPool}: plain SQL copies via sql.unsafe, max ${s.poolSize}, ${s.connections} concurrent loops`);
+  results.push(await directRun(s, directPool, "list", "pool", databaseUrl, workdir, filters, ids));
+  results.push(await directRun(s, directPool, "single", "pool", databaseUrl, workdir, filters, ids));
+  const directReserve = "direct postgres.js (reserve/query)";
+  say(`${directReserve}: as above, but reserve() + release() around every statement like kysely-postgres-js`);
+  results.push(await directRun(s, directReserve, "list", "reserve", databaseUrl, workdir, filters, ids));
+  results.push(await directRun(s, directReserve, "single", "reserve", databaseUrl, workdir, filters, ids));
+
+  const bareTarget = "bare Deno.serve, fixed JSON";
+  say(bareTarget);
+  const barePort = freePort();
+  const bare = await spawnLogged(
+    Deno.execPath(),
+    ["run", "-A", `${BENCH}bare_server.ts`, String(barePort), `${workdir}/bodies`],
+    `${workdir}/bare.log`,
+    { cwd: REPO },
+  );
+  cleanups.push(() => bare.stop());
+  const bareBase = `http://127.0.0.1:${barePort}`;
+  await waitHealthy(bare, `${bareBase}/healthz`);
+  results.push(await wrkRun(s, bareTarget, "list", bareBase, listFile, bare.pid));
+  results.push(await wrkRun(s, bareTarget, "single", bareBase, singleFile, bare.pid));
+  await bare.stop();
+
+  report(s, results, { sqlIdentical, published, pgVersion, plans });
+  const jsonPath = Deno.env.get("BENCH_JSON");
+  if (jsonPath) await Deno.writeTextFile(jsonPath, JSON.stringify({ settings: s, results, plans }, null, 2));
+}
+
+function report(
+  s: BenchSettings,
+  results: Measurement[],
+  info: { sqlIdentical: boolean; published: number; pgVersion: string; plans: PlanFigures },
+): void {
+  const get = (target: string, endpoint: "list" | "single") =>
+    results.find((r) => r.target === target && r.endpoint === endpoint)!;
+  const on = "service, rate limiter on";
+  const off = "service, rate limiter off";
+  const direct = "direct postgres.js (pool)";
+  const reserve = "direct postgres.js (reserve/query)";
+  const bare = "bare Deno.serve, fixed JSON";
+
+  console.log(
+    `\nResults (${s.seconds} s measured after ${s.warmup} s warm-up each; ${s.connections} connections; ` +
+      `${info.published} published listings; Postgres ${info.pgVersion}):`,
+  );
+  console.log(
+    `  ${"endpoint".padEnd(8)} ${"target".padEnd(36)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${
+      "p99 ms".padStart(8)
+    } ${"requests".padStart(9)} ${"errors".padStart(7)}`,
+  );
+  for (const endpoint of ["list", "single"] as const) {
+    for (const t of [on, off, direct, reserve, bare]) {
+      const m = get(t, endpoint);
+      console.log(
+        `  ${endpoint.padEnd(8)} ${t.padEnd(36)} ${m.rps.toFixed(0).padStart(8)} ${
+          m.p50Ms.toFixed(2).padStart(8)
+        } ${m.p99Ms.toFixed(2).padStart(8)} ${String(m.requests).padStart(9)} ${
+          String(m.errors).padStart(7)
+        }`,
+      );
+    }
+  }
+  const ratio = (a: Measurement, b: Measurement) => a.rps / b.rps;
+  const line = (label: string, v: number, expect?: number) =>
+    console.log(
+      `  ${label.padEnd(58)} ${v.toFixed(2).padStart(6)}${
+        expect === undefined ? "" : `   (expected >= ${expect}: ${v >= expect ? "yes" : "NO"})`
+      }`,
+    );
+  console.log(
+    `\nRatios of req/s (direct floor: plain SQL copies through postgres.js, ${
+      info.sqlIdentical ? "identical to Kysely's compiled SQL" : "DIFFERING from Kysely's compiled SQL"
+    }):`,
+  );
+  for (const e of ["list", "single"] as const) {
+    line(`${e}: service (limiter on) / direct driver`, ratio(get(on, e), get(direct, e)), 0.7);
+  }
+  for (const e of ["list", "single"] as const) {
+    line(`${e}: service (limiter off) / direct driver`, ratio(get(off, e), get(direct, e)));
+  }
+  for (const e of ["list", "single"] as const) {
+    line(`${e}: rate limiter on / off`, ratio(get(on, e), get(off, e)), 0.8);
+  }
+  for (const e of ["list", "single"] as const) {
+    line(`${e}: direct reserve-per-statement / direct pool`, ratio(get(reserve, e), get(direct, e)));
+  }
+  for (const e of ["list", "single"] as const) {
+    line(`${e}: service (limiter off) / bare Deno.serve`, ratio(get(off, e), get(bare, e)));
+  }
+  const cores = navigator.hardwareConcurrency;
+  const db = info.plans;
+  console.log(
+    `\nDatabase cost of the list mix (EXPLAIN ANALYZE, mix-weighted): ${
+      db.listMs.toFixed(1)
+    } ms of Postgres ` +
+      `execution per list request (count query ${db.countMs.toFixed(1)} ms): a rough ceiling of ` +
+      `${(cores * 1000 / db.listMs).toFixed(0)} list req/s with all ${cores} cores given to Postgres ` +
+      "(one parameter set per statement).",
+  );
+  console.log("\np99 < 50 ms:");
+  for (const t of [on, off]) {
+    for (const e of ["list", "single"] as const) {
+      const m = get(t, e);
+      console.log(
+        `  ${e.padEnd(7)} ${t.padEnd(28)} ${m.p99Ms.toFixed(2).padStart(8)} ms  ${
+          m.p99Ms < 50 ? "yes" : "NO"
+        }`,
+      );
+    }
+  }
+  console.log(
+    "\nCPU during the measured runs (% of one core; the machine has " +
+      `${navigator.hardwareConcurrency} cores = ${
+        navigator.hardwareConcurrency * 100
+      }%; direct: the floor process is target and loader):`,
+  );
+  console.log(
+    `  ${"endpoint".padEnd(8)} ${"target".padEnd(36)} ${"target".padStart(7)} ${"postgres".padStart(9)} ${
+      "wrk".padStart(6)
+    } ${"other".padStart(6)} ${"machine".padStart(8)}`,
+  );
+  const pct = (v: number | undefined, w: number) => (v === undefined ? "-" : `${v.toFixed(0)}%`).padStart(w);
+  let noisy = 0;
+  for (const endpoint of ["list", "single"] as const) {
+    for (const t of [on, off, direct, reserve, bare]) {
+      const c = get(t, endpoint).cpu;
+      const other = otherCpu(c);
+      if (other > 30) noisy++;
+      console.log(
+        `  ${endpoint.padEnd(8)} ${t.padEnd(36)} ${pct(c.target, 7)} ${
+          pct(pgDataDir ? c.postgres : undefined, 9)
+        } ${pct(t === direct || t === reserve ? undefined : c.loader, 6)} ${pct(other, 6)} ${
+          pct(c.machine, 8)
+        }`,
+      );
+    }
+  }
+  console.log(
+    "  other = machine - target - postgres - wrk: the kernel's network work (softirq), the benchmark itself, and " +
+      "anything else running on the host (postgres includes its short-lived parallel workers).",
+  );
+  if (noisy > 0) {
+    console.log(
+      `  WARNING: in ${noisy} runs more than 30% of a core went to "other"; if something else was running on ` +
+        "this host, the figures of those runs are low.",
+    );
+  }
+  const errors = results.reduce((a, r) => a + r.errors, 0);
+  if (errors > 0) console.log(`\nWARNING: ${errors} failed requests in total (see the errors column)`);
+}
+
+if (import.meta.main) {
+  let code = 0;
+  try {
+    await main();
+  } catch (e) {
+    console.error(`\nbenchmark failed: ${e instanceof Error ? e.stack ?? e.message : e}`);
+    code = 1;
+  } finally {
+    if (!interrupted) {
+      say("cleaning up");
+      await cleanup();
+      say(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+  }
+  if (!interrupted) Deno.exit(code);
+}
+
+/** CPU of the run that none of the watched processes accounts for, in percent of one core. */
+function otherCpu(c: CpuUse): number {
+  return Math.max(0, (c.machine ?? 0) - (c.target ?? 0) - (c.postgres ?? 0) - (c.loader ?? 0));
+}

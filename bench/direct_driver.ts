@@ -1,0 +1,128 @@
+/**
+ * The direct-driver floor, run as its own process by `catalogue.ts`: the service's SQL statements (plain copies
+ * from `listings_sql.ts`) issued through postgres.js with the service's pool size, from `connections` concurrent
+ * loops, for a warm-up and then a measured period. Prints one JSON line: requests, req/s, p50 and p99.
+ *
+ * Usage: deno run --allow-net --allow-read --allow-env bench/direct_driver.ts <config.json>
+ */
+import postgres from "postgres";
+import type { ListingFilter } from "../catalogue/listing.ts";
+import { listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
+
+/** What the floor process runs (written as JSON by `catalogue.ts`). */
+export interface DirectConfig {
+  /** Postgres connection URL. */
+  url: string;
+  /** Which endpoint's statements: the list (page + count, concurrently) or the single listing. */
+  endpoint: "list" | "single";
+  /** Concurrent request loops (like wrk's connections). */
+  connections: number;
+  /** postgres.js pool size (the service's default is 10). */
+  poolSize: number;
+  /** Seconds of warm-up, not measured. */
+  warmupS: number;
+  /** Seconds measured. */
+  durationS: number;
+  /** `"pool"`: `sql.unsafe` on the pool; `"reserve"`: reserve a connection per statement as kysely-postgres-js does. */
+  mode: "pool" | "reserve";
+  /** The list filters of the mix. */
+  filters: ListingFilter[];
+  /** Listing ids of the mix. */
+  ids: string[];
+}
+
+/** What the floor process prints. */
+export interface DirectResult {
+  /** Requests completed in the measured period. */
+  requests: number;
+  /** Length of the measured period in seconds. */
+  seconds: number;
+  /** Requests per second. */
+  rps: number;
+  /** Median latency in ms. */
+  p50Ms: number;
+  /** 99th percentile latency in ms. */
+  p99Ms: number;
+  /** Requests that failed or found no row. */
+  errors: number;
+}
+
+/** The value below which `q` of the sorted values fall (nearest rank). */
+export function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+/** Runs the floor as configured and returns its figures. */
+export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
+  const sql = postgres(cfg.url, { max: cfg.poolSize, onnotice: () => {} });
+  const pages = cfg.filters.map((f) => searchQueries(f));
+  const singles = cfg.ids.map((id) => listingQuery(id));
+  const exec = cfg.mode === "pool"
+    ? (q: SqlQuery) => sql.unsafe(q.text, q.params, { prepare: true })
+    : async (q: SqlQuery) => {
+      const conn = await sql.reserve();
+      try {
+        return await conn.unsafe(q.text, q.params, { prepare: true });
+      } finally {
+        conn.release();
+      }
+    };
+  let errors = 0;
+  const one = async (): Promise<void> => {
+    if (cfg.endpoint === "list") {
+      const q = pages[Math.floor(Math.random() * pages.length)]!;
+      const [, count] = await Promise.all([exec(q.items), exec(q.count)]);
+      if (count.length !== 1) errors++;
+    } else {
+      const q = singles[Math.floor(Math.random() * singles.length)]!;
+      const rows = await exec(q);
+      if (rows.length !== 1) errors++;
+    }
+  };
+  const phase = async (seconds: number, latencies: number[] | undefined) => {
+    const end = performance.now() + seconds * 1000;
+    const loop = async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        try {
+          await one();
+        } catch {
+          errors++;
+        }
+        latencies?.push(performance.now() - t0);
+      }
+    };
+    await Promise.all(Array.from({ length: cfg.connections }, loop));
+  };
+  try {
+    await phase(cfg.warmupS, undefined);
+    errors = 0;
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    await phase(cfg.durationS, latencies);
+    const seconds = (performance.now() - t0) / 1000;
+    const sorted = Float64Array.from(latencies).sort();
+    return {
+      requests: latencies.length,
+      seconds,
+      rps: latencies.length / seconds,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      errors,
+    };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+if (import.meta.main) {
+  const path = Deno.args[0];
+  if (!path) {
+    console.error("usage: direct_driver.ts <config.json>");
+    Deno.exit(2);
+  }
+  const cfg = JSON.parse(await Deno.readTextFile(path)) as DirectConfig;
+  console.log(JSON.stringify(await runDirect(cfg)));
+}

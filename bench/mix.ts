@@ -1,0 +1,141 @@
+/**
+ * The request mix of the catalogue benchmark: list requests with a realistic spread of filters and pages, as the
+ * parsed filter (for the direct-driver floor) and as the URL path (for wrk), plus listing ids for single reads.
+ */
+import {
+  type ListingFilter,
+  PAGE_SIZE_DEFAULT,
+  PROPERTY_TYPES,
+  TRANSACTION_TYPES,
+} from "../catalogue/listing.ts";
+import { prng, SAMPLE_CITIES } from "../catalogue/sample.ts";
+
+/** One list request of the mix. */
+export interface ListRequest {
+  /** What kind of search it is (for reporting). */
+  kind: string;
+  /** The filter exactly as the service parses it from `path`. */
+  filter: ListingFilter;
+  /** Path and query string, percent-encoded. */
+  path: string;
+}
+
+/** Path of the list endpoint. */
+export const LIST_PATH = "/api/public/properties";
+
+/** Spellings of a city name that the service must treat alike (case, umlauts as ae/oe/ue, hyphens). */
+export function citySpellings(name: string): string[] {
+  const ascii = name.replaceAll("ä", "ae").replaceAll("ö", "oe").replaceAll("ü", "ue").replaceAll("ß", "ss")
+    .replaceAll("Ä", "Ae").replaceAll("Ö", "Oe").replaceAll("Ü", "Ue");
+  const out = new Set([name, name.toLowerCase(), name.toUpperCase(), ascii, ascii.toLowerCase()]);
+  if (name.includes(" ")) out.add(name.replaceAll(" ", "-"));
+  return [...out];
+}
+
+/** The query string of a filter (page 1 and the default page size are sometimes left out, as browsers do). */
+function pathOf(f: ListingFilter, explicitDefaults: boolean): string {
+  const parts: string[] = [];
+  const add = (k: string, v: string | number | undefined) => {
+    if (v !== undefined) parts.push(`${k}=${encodeURIComponent(String(v))}`);
+  };
+  add("city", f.city);
+  add("transaction_type", f.transaction_type);
+  add("property_type", f.property_type);
+  add("min_price", f.min_price);
+  add("max_price", f.max_price);
+  add("min_rooms", f.min_rooms);
+  add("min_sqm", f.min_sqm);
+  if (explicitDefaults || f.page !== 1) add("page", f.page);
+  if (explicitDefaults || f.page_size !== PAGE_SIZE_DEFAULT) add("page_size", f.page_size);
+  return parts.length ? `${LIST_PATH}?${parts.join("&")}` : LIST_PATH;
+}
+
+/** `n` list requests, deterministic for a seed. */
+export function listMix(n: number, seed = 4711): ListRequest[] {
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const chance = (p: number) => rand() < p;
+  const page = (max: number) => {
+    // page 1 is the most common, then fewer and fewer visitors page on
+    const r = rand();
+    const p = r < 0.45 ? 1 : Math.min(max, 2 + Math.floor(((r - 0.45) / 0.55) * (max - 1)));
+    return p;
+  };
+  const pageSize = () => (chance(0.75) ? 24 : 60);
+  const spellings = SAMPLE_CITIES.map((c) => citySpellings(c.name));
+  const out: ListRequest[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rand();
+    let kind: string;
+    const f: ListingFilter = { page: 1, page_size: pageSize() };
+    if (r < 0.25) {
+      kind = "no filter";
+      f.page = page(5);
+    } else if (r < 0.55) {
+      kind = "city";
+      f.city = pick(pick(spellings));
+      f.page = page(3);
+      if (chance(0.5)) {
+        kind = "city+transaction";
+        f.transaction_type = pick(TRANSACTION_TYPES);
+        if (chance(0.4)) {
+          kind = "city+transaction+property";
+          f.property_type = chance(0.7) ? "apartment" : "house";
+        }
+      }
+    } else if (r < 0.7) {
+      kind = "transaction/property";
+      const c = rand();
+      if (c < 0.6) {
+        f.transaction_type = pick(TRANSACTION_TYPES);
+        f.property_type = pick(PROPERTY_TYPES);
+      } else if (c < 0.8) {
+        f.transaction_type = pick(TRANSACTION_TYPES);
+      } else {
+        f.property_type = pick(PROPERTY_TYPES);
+      }
+      f.page = page(4);
+    } else if (r < 0.82) {
+      kind = "price range";
+      const buy = chance(0.6);
+      f.transaction_type = buy ? "buy" : "rent";
+      const lo = buy
+        ? pick([100_000, 150_000, 200_000, 250_000, 300_000, 400_000])
+        : pick([400, 600, 800, 1000]);
+      if (chance(0.8)) f.min_price = lo;
+      f.max_price = buy ? lo + pick([100_000, 200_000, 350_000]) : lo + pick([400, 700, 1200]);
+      if (chance(0.3)) {
+        kind = "price range+city";
+        f.city = pick(pick(spellings));
+      }
+      f.page = page(3);
+    } else if (r < 0.91) {
+      kind = "min_rooms";
+      f.min_rooms = pick([2, 2.5, 3, 4, 5]);
+      if (chance(0.6)) f.transaction_type = pick(TRANSACTION_TYPES);
+      if (chance(0.3)) f.city = pick(pick(spellings));
+      f.page = page(3);
+    } else {
+      kind = "min_sqm";
+      f.min_sqm = pick([50, 70, 80, 100, 120, 150]);
+      if (chance(0.5)) f.property_type = chance(0.7) ? "apartment" : "house";
+      if (chance(0.3)) f.city = pick(pick(spellings));
+      f.page = page(3);
+    }
+    out.push({ kind, filter: f, path: pathOf(f, chance(0.3)) });
+  }
+  return out;
+}
+
+/** The filters a list request uses, e.g. `city+transaction_type` or `no filter` (paging left out). */
+export function filterSignature(f: ListingFilter): string {
+  const keys =
+    (["city", "transaction_type", "property_type", "min_price", "max_price", "min_rooms", "min_sqm"] as const)
+      .filter((k) => f[k] !== undefined);
+  return keys.length ? keys.join("+") : "no filter";
+}
+
+/** Path of the single-listing endpoint for `id`. */
+export function listingPath(id: string): string {
+  return `${LIST_PATH}/${id}`;
+}
