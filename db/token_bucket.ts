@@ -6,7 +6,9 @@
  * because many concurrent writers on one KV key would conflict and retry. The last state this process wrote (or
  * read) is remembered with its versionstamp, so the usual call is one commit without a read: the commit's check
  * fails if another process changed the bucket meanwhile, and only then is the bucket read again. A caller never
- * seen is committed with the check "key absent".
+ * seen is committed with the check "key absent". Writes of different callers that arrive while a commit is under
+ * way are committed together in the next atomic operation (group commit, at most 100 checks each), so the KV's
+ * per-commit cost is shared under load; each write keeps its own check, so the buckets stay exact.
  */
 import { rateBucketKey, type RateGroup } from "./kv_keys.ts";
 
@@ -32,17 +34,80 @@ interface Remembered {
   versionstamp: string | null;
 }
 
+/** Most checks Deno KV allows in one atomic operation. */
+const MAX_BATCH = 100;
+
+interface PendingWrite {
+  key: Deno.KvKey;
+  versionstamp: string | null;
+  value: BucketState;
+  expireIn: number;
+  done: (versionstamp: string | null) => void;
+  fail: (e: unknown) => void;
+}
+
+/** Commits checked writes in groups: one atomic operation for all writes that queued up during the last one. */
+class GroupCommit {
+  readonly #kv: Deno.Kv;
+  #pending: PendingWrite[] = [];
+  #running = false;
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** Writes `value` if the key still has `versionstamp`; resolves the new versionstamp, or null on a conflict. */
+  write(w: Omit<PendingWrite, "done" | "fail">): Promise<string | null> {
+    return new Promise((done, fail) => {
+      this.#pending.push({ ...w, done, fail });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    while (this.#pending.length > 0) {
+      const batch = this.#pending.splice(0, MAX_BATCH);
+      try {
+        const res = await this.#commit(batch);
+        if (res.ok) { for (const w of batch) w.done(res.versionstamp); }
+        else if (batch.length === 1) batch[0]!.done(null);
+        else await Promise.all(batch.map(async (w) => w.done(await this.#commitOne(w)))); // find who conflicted
+      } catch (e) {
+        for (const w of batch) w.fail(e);
+      }
+    }
+    this.#running = false;
+  }
+
+  async #commitOne(w: PendingWrite): Promise<string | null> {
+    const res = await this.#commit([w]);
+    return res.ok ? res.versionstamp : null;
+  }
+
+  #commit(batch: PendingWrite[]): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    return retryBusy(() => {
+      const op = this.#kv.atomic();
+      for (const w of batch) op.check({ key: w.key, versionstamp: w.versionstamp });
+      for (const w of batch) op.set(w.key, w.value, { expireIn: w.expireIn });
+      return op.commit();
+    });
+  }
+}
+
 /** Takes tokens from KV-backed buckets; one instance per KV handle. */
 export class TokenBuckets {
   readonly #kv: Deno.Kv;
   readonly #now: () => number;
   readonly #tails = new Map<string, Promise<unknown>>();
   readonly #known = new Map<string, Remembered>();
+  readonly #group: GroupCommit;
 
   /** `now` returns milliseconds (a test clock may replace `Date.now`). */
   constructor(kv: Deno.Kv, now: () => number = Date.now) {
     this.#kv = kv;
     this.#now = now;
+    this.#group = new GroupCommit(kv);
   }
 
   /** Takes one token for `caller` in `group`; true when the call may proceed, false when the bucket is empty. */
@@ -68,14 +133,14 @@ export class TokenBuckets {
       // bucket in memory is empty in KV too.
       if (tokens < 1) return false;
       const state = { tokens: tokens - 1, at: now } satisfies BucketState;
-      const res = await retryBusy(() =>
-        this.#kv.atomic()
-          .check({ key, versionstamp: known.versionstamp })
-          .set(key, state, { expireIn: refillMs(state.tokens, rule) })
-          .commit()
-      );
-      if (res.ok) {
-        this.#remember(id, { state, versionstamp: res.versionstamp });
+      const versionstamp = await this.#group.write({
+        key,
+        versionstamp: known.versionstamp,
+        value: state,
+        expireIn: refillMs(state.tokens, rule),
+      });
+      if (versionstamp !== null) {
+        this.#remember(id, { state, versionstamp });
         return true;
       }
       // Another process changed the bucket meanwhile: read the stored state and try again.

@@ -45,3 +45,21 @@ Deno.test("several processes (instances with their own memory) on one KV take ex
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a group commit with one conflicting caller: the others commit, the conflicting one re-reads", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const t = 0;
+  const a = new TokenBuckets(kv, () => t);
+  const b = new TokenBuckets(kv, () => t);
+  const tenPerSecond = { rate: 1, burst: 10 };
+  assert.equal(await b.take("write", "k5", tenPerSecond), true, "another process took one token of k5");
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => a.take("write", `k${i}`, tenPerSecond)),
+  );
+  assert.deepEqual(results, Array(20).fill(true));
+  const k5 = await kv.get<{ tokens: number }>(["rate", "write", "k5"]);
+  assert.equal(k5.value?.tokens, 8, "both takes of k5 counted");
+  const k6 = await kv.get<{ tokens: number }>(["rate", "write", "k6"]);
+  assert.equal(k6.value?.tokens, 9);
+  kv.close();
+});
