@@ -1,5 +1,5 @@
 /** SQL of the listings aggregate. Public reads select only the columns of spec 2.1 and never join contacts. */
-import { type ExpressionBuilder, sql } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import type { Listing, ListingFilter } from "../catalogue/listing.ts";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
@@ -50,11 +50,21 @@ export async function searchPublishedListings(
   return { items: items as Listing[], total: count.total };
 }
 
+/** The by-id query compiled once per database handle (it is the hottest query; only its parameter changes). */
+const byIdQuery = new WeakMap<Db, CompiledQuery<Listing>>();
+const ID_SLOT = "00000000-0000-0000-0000-00000000517d";
+
 /** The published listing with this id (lower-case UUID), or undefined. */
 export async function findPublishedListing(db: Db, id: string): Promise<Listing | undefined> {
-  const row = await db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS)
-    .where("id", "=", id).where("status", "=", "published").executeTakeFirst();
-  return row as Listing | undefined;
+  let compiled = byIdQuery.get(db);
+  if (!compiled) {
+    compiled = db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS)
+      .where("id", "=", ID_SLOT).where("status", "=", "published").compile() as CompiledQuery<Listing>;
+    byIdQuery.set(db, compiled);
+  }
+  const parameters = compiled.parameters.map((p) => p === ID_SLOT ? id : p);
+  const res = await db.kysely.executeQuery<Listing>({ ...compiled, parameters });
+  return res.rows[0];
 }
 
 /** Number of listings in any status (used to decide whether to seed the sample catalogue). */
