@@ -67,8 +67,9 @@ export async function kyselySearchQueries(f: ListingFilter): Promise<{ items: Sq
   const db = captureDb(sink);
   await searchPublishedListings(db, f, f.page_size, (f.page - 1) * f.page_size);
   await db.close();
-  const items = sink.find((q) => !/count\(\*\)/.test(q.sql));
-  const count = sink.find((q) => /count\(\*\)/.test(q.sql));
+  const isCount = (q: CompiledQuery) => /count\(\*\)|"listing_stats"/.test(q.sql);
+  const items = sink.find((q) => !isCount(q));
+  const count = sink.find(isCount);
   if (sink.length !== 2 || !items || !count) {
     throw new Error(`expected a page query and a count query, got ${sink.length} statements`);
   }

@@ -52,7 +52,20 @@ export function pageQueries(
     `select ${COLUMNS} from "listings" where ${itemWhere} order by "published_at" desc, "id" desc ` +
     `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
   const countParams: Array<string | number> = [];
-  const count = `select count(*)::int as "total" from "listings" where ${whereClause(f, countParams)}`;
+  const filtered = [
+    f.city,
+    f.transaction_type,
+    f.property_type,
+    f.min_price,
+    f.max_price,
+    f.min_rooms,
+    f.min_sqm,
+  ]
+    .some((v) => v !== undefined);
+  // Without filters the service reads the trigger-kept total (migration 0004) instead of counting.
+  const count = filtered
+    ? `select count(*)::int as "total" from "listings" where ${whereClause(f, countParams)}`
+    : `select "published" from "listing_stats"`;
   return { items: { text: items, params: itemParams }, count: { text: count, params: countParams } };
 }
 

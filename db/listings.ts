@@ -41,18 +41,34 @@ export async function searchPublishedListings(
   offset: number,
 ): Promise<{ items: Listing[]; total: number }> {
   const where = filterWhere(f);
-  const [items, count] = await Promise.all([
+  const [items, total] = await Promise.all([
     db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS).where(where)
       .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute(),
-    db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("total")).where(where)
-      .executeTakeFirstOrThrow(),
+    hasFilter(f) ? countWhere(db, where) : countPublished(db),
   ]);
-  return { items: items as Listing[], total: count.total };
+  return { items: items as Listing[], total };
 }
 
 /** The by-id query compiled once per database handle (it is the hottest query; only its parameter changes). */
 const byIdQuery = new WeakMap<Db, CompiledQuery<Listing>>();
 const ID_SLOT = "00000000-0000-0000-0000-00000000517d";
+
+function hasFilter(f: ListingFilter): boolean {
+  return [f.city, f.transaction_type, f.property_type, f.min_price, f.max_price, f.min_rooms, f.min_sqm]
+    .some((v) => v !== undefined);
+}
+
+async function countWhere(db: Db, where: ReturnType<typeof filterWhere>): Promise<number> {
+  const r = await db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("total")).where(where)
+    .executeTakeFirstOrThrow();
+  return r.total;
+}
+
+/** The exact number of published listings, kept by triggers (migration 0004). */
+async function countPublished(db: Db): Promise<number> {
+  const r = await db.kysely.selectFrom("listing_stats").select("published").executeTakeFirstOrThrow();
+  return r.published;
+}
 
 /** The published listing with this id (lower-case UUID), or undefined. */
 export async function findPublishedListing(db: Db, id: string): Promise<Listing | undefined> {

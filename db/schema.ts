@@ -83,6 +83,12 @@ export interface BrwZonesTable {
   imported_at: GeneratedTimestamp;
 }
 
+/** The number of published listings, kept by triggers (one row). */
+export interface ListingStatsTable {
+  id: Generated<boolean>;
+  published: number;
+}
+
 /** Applied migrations. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -94,6 +100,7 @@ export interface Database {
   offices: OfficesTable;
   listings: ListingsTable;
   listing_contacts: ListingContactsTable;
+  listing_stats: ListingStatsTable;
   brw_zones: BrwZonesTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -7,6 +7,7 @@ import { LISTING_FIELDS } from "../catalogue/listing.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertListings, type NewListing, setListingStatus } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
+import { sql } from "kysely";
 import { getJson, openTestDb, testApp } from "./helpers.ts";
 
 const tdb = await openTestDb();
@@ -259,6 +260,29 @@ Deno.test("unknown and malformed ids answer 404 not_found", async () => {
     const { status, body } = await getJson(app, `/api/public/properties/${id}`);
     assert.deepEqual([status, body], [404, { error: "not_found" }], id);
   }
+});
+
+Deno.test("the unfiltered total stays exact through inserts, status changes and deletes", async () => {
+  const exact = async () => {
+    const r = await sql<{ n: number }>`select count(*)::int as n from listings where status = 'published'`
+      .execute(tdb.db.kysely);
+    return r.rows[0]!.n;
+  };
+  const total = async () => (await getJson(app, "/api/public/properties?page_size=1")).body.total;
+  assert.equal(await total(), await exact());
+  const [draft, live] = await insertListings(tdb.db, office, [
+    edge({ status: "draft" }),
+    edge({ published_at: tie }),
+  ]);
+  assert.equal(await total(), await exact());
+  await setListingStatus(tdb.db, draft!, "published");
+  await setListingStatus(tdb.db, live!, "withdrawn");
+  await setListingStatus(tdb.db, live!, "withdrawn");
+  assert.equal(await total(), await exact());
+  await tdb.db.kysely.updateTable("listings").set({ title: "umbenannt" }).where("status", "=", "published")
+    .execute();
+  await tdb.db.kysely.deleteFrom("listings").where("id", "in", [draft!, live!]).execute();
+  assert.equal(await total(), await exact());
 });
 
 Deno.test({
