@@ -29,7 +29,7 @@ const COLUMNS = [
 
 function whereClause(f: ListingFilter, params: Array<string | number>): string {
   const p = (v: string | number) => `$${params.push(v)}`;
-  const and = [`"status" = ${p("published")}`];
+  const and = [`"status" = 'published'`];
   if (f.city !== undefined) and.push(`"city_key" = city_key(${p(f.city)})`);
   if (f.transaction_type !== undefined) and.push(`"transaction_type" = ${p(f.transaction_type)}`);
   if (f.property_type !== undefined) and.push(`"property_type" = ${p(f.property_type)}`);
@@ -77,7 +77,7 @@ export function searchQueries(f: ListingFilter): { items: SqlQuery; count: SqlQu
 /** The query of `findPublishedListing(db, id)`. */
 export function listingQuery(id: string): SqlQuery {
   return {
-    text: `select ${COLUMNS} from "listings" where "id" = $1 and "status" = $2`,
-    params: [id, "published"],
+    text: `select ${COLUMNS} from "listings" where "id" = $1 and "status" = 'published'`,
+    params: [id],
   };
 }

@@ -20,8 +20,9 @@ export async function comparableValues(db: Db, q: ComparableQuery): Promise<numb
   const perSqm = sql<number>`(asked_price / square_meters)::float8`;
   let query = db.kysely.selectFrom("listings")
     .select(perSqm.as("v"))
-    .where("status", "=", "published")
-    .where("beispiel", "=", false)
+    // Literals, not parameters: a reused (generic) plan can then use the partial comparables indexes.
+    .where("status", "=", sql.lit("published"))
+    .where("beispiel", "=", sql.lit(false))
     .where("transaction_type", "=", q.transaction)
     .where("property_type", "in", q.propertyTypes as Array<"apartment">)
     .where("asked_price", ">", 0)

@@ -21,7 +21,8 @@ const PUBLIC_COLUMNS = [
 
 function filterWhere(f: ListingFilter) {
   return (eb: ExpressionBuilder<Database, "listings">) => {
-    const and = [eb("status", "=", "published")];
+    // A literal, not a parameter: a reused (generic) plan can then use the partial indexes on published rows.
+    const and = [eb("status", "=", sql.lit("published"))];
     if (f.city !== undefined) and.push(eb("city_key", "=", sql<string>`city_key(${f.city})`));
     if (f.transaction_type !== undefined) and.push(eb("transaction_type", "=", f.transaction_type));
     if (f.property_type !== undefined) and.push(eb("property_type", "=", f.property_type));
@@ -75,7 +76,9 @@ export async function findPublishedListing(db: Db, id: string): Promise<Listing 
   let compiled = byIdQuery.get(db);
   if (!compiled) {
     compiled = db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS)
-      .where("id", "=", ID_SLOT).where("status", "=", "published").compile() as CompiledQuery<Listing>;
+      .where("id", "=", ID_SLOT).where("status", "=", sql.lit("published")).compile() as CompiledQuery<
+        Listing
+      >;
     byIdQuery.set(db, compiled);
   }
   const parameters = compiled.parameters.map((p) => p === ID_SLOT ? id : p);
