@@ -84,11 +84,11 @@ export async function explainAll(
           query.params,
         );
         const name = `bench_plan_${n++}`;
-        const args = query.params.map(literal).join(", ");
+        const args = query.params.length ? `(${query.params.map(literal).join(", ")})` : "";
         await conn.unsafe(`prepare ${name} as ${query.text}`);
-        for (let i = 0; i < 5; i++) await conn.unsafe(`execute ${name}(${args})`);
+        for (let i = 0; i < 5; i++) await conn.unsafe(`execute ${name}${args}`);
         const prepared = await conn.unsafe(
-          `explain (analyze, timing off, buffers, format json) execute ${name}(${args})`,
+          `explain (analyze, timing off, buffers, format json) execute ${name}${args}`,
         );
         await conn.unsafe(`deallocate ${name}`);
         out.push({
