@@ -26,7 +26,10 @@ interface BucketState {
 }
 
 const MAX_RETRIES = 20;
-/** Buckets remembered per process; the oldest are forgotten first (forgetting only costs one read). */
+/**
+ * Buckets remembered per process. When more are known, the memory is cleared at once (forgetting only costs one
+ * read later); evicting the oldest entry one by one would scan the Map's deleted slots on every call.
+ */
 const MAX_REMEMBERED = 50_000;
 
 interface Remembered {
@@ -152,9 +155,8 @@ export class TokenBuckets {
   }
 
   #remember(id: string, r: Remembered): void {
-    this.#known.delete(id);
+    if (this.#known.size >= MAX_REMEMBERED && !this.#known.has(id)) this.#known.clear();
     this.#known.set(id, r);
-    if (this.#known.size > MAX_REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
   }
 }
 
