@@ -12,6 +12,7 @@
  * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
  * - BENCH_JSON: write the figures to this file as JSON.
  */
+import { startService as startSharedService, waitHealthy } from "./service.ts";
 import { seedSample } from "../catalogue/seed.ts";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { openDb } from "../db/connection.ts";
@@ -150,82 +151,22 @@ function onSignal(): void {
   cleanup().finally(() => Deno.exit(130));
 }
 
-/** Environment of a child service: the parent's without any service configuration, plus `vars`. */
-function serviceEnv(vars: Record<string, string>): Record<string, string> {
-  const env = Deno.env.toObject();
-  for (
-    const k of [
-      "PORT",
-      "BASE_URL",
-      "DATABASE_URL",
-      "DATA_DIR",
-      "KV_PATH",
-      "TRUST_PROXY",
-      "AUTH_SECRET",
-      "SMTP_URL",
-      "RATE_LIMIT",
-      "SEED_SAMPLE_DATA",
-      "LOG_LEVEL",
-      "DENO_DEPLOYMENT_ID",
-    ]
-  ) delete env[k];
-  return { ...env, NO_COLOR: "1", ...vars };
-}
-
-async function waitHealthy(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (child.exited()) throw new Error(`the process exited before it was healthy:\n${await child.tail()}`);
-    try {
-      const res = await fetch(url);
-      await res.body?.cancel();
-      if (res.ok) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} not healthy after ${timeoutMs / 1000} s:\n${await child.tail()}`);
-}
-
 /** Starts the service as a child (the Deno binary itself, not npx) and waits for /healthz. */
-async function startService(
+function startService(
   databaseUrl: string,
   workdir: string,
   label: string,
   rateLimit: boolean,
   kv: BenchSettings["kv"],
 ): Promise<{ child: Child; base: string }> {
-  // main.ts refuses to start with pending migrations; apply any that appeared since the start of the run
-  const db = await openDb({ databaseUrl, poolSize: 1 });
-  try {
-    const applied = await migrate(db);
-    if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
-  } finally {
-    await db.close();
-  }
-  const port = freePort();
-  const child = await spawnLogged(
-    Deno.execPath(),
-    ["run", "-A", "main.ts"],
-    `${workdir}/service-${label}.log`,
-    {
-      cwd: REPO,
-      clearEnv: true,
-      env: serviceEnv({
-        DATABASE_URL: databaseUrl,
-        PORT: String(port),
-        TRUST_PROXY: "1",
-        LOG_LEVEL: "warn",
-        RATE_LIMIT: rateLimit ? "on" : "off",
-        DATA_DIR: `${workdir}/data-${label}`,
-        KV_PATH: kv === "memory" ? ":memory:" : `${workdir}/data-${label}/kv.sqlite3`,
-        SEED_SAMPLE_DATA: "0",
-      }),
-    },
-  );
-  cleanups.push(() => child.stop());
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(child, `${base}/healthz`);
-  return { child, base };
+  return startSharedService({
+    databaseUrl,
+    workdir,
+    label,
+    rateLimit,
+    kv,
+    onSpawn: (child) => cleanups.push(() => child.stop()),
+  });
 }
 
 async function fetchText(url: string, address: string): Promise<{ status: number; body: string }> {
