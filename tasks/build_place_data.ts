@@ -18,7 +18,7 @@
  */
 import { parseArgs } from "node:util";
 import { cityKey, looseCityKey } from "../valuation/places.ts";
-import { STATE_CODES, STATE_NAMES, type StateCode } from "../valuation/states.ts";
+import { STATE_BY_KEY_PREFIX, STATE_CODES, STATE_NAMES, type StateCode } from "../valuation/states.ts";
 
 /** The pinned inputs: npm spec and the sha512 integrity of its tarball. */
 const PACKAGES = {
@@ -52,26 +52,6 @@ const POLYLINE_PRECISION = 5;
 const SUSPICIOUS_KM = 40;
 
 const OUT_DIR = new URL("../valuation/data/", import.meta.url);
-
-/** AGS state prefix (01 … 16) → state code. */
-const AGS_STATE: Record<string, StateCode> = {
-  "01": "SH",
-  "02": "HH",
-  "03": "NI",
-  "04": "HB",
-  "05": "NW",
-  "06": "HE",
-  "07": "RP",
-  "08": "BW",
-  "09": "BY",
-  "10": "SL",
-  "11": "BE",
-  "12": "BB",
-  "13": "MV",
-  "14": "SN",
-  "15": "ST",
-  "16": "TH",
-};
 
 /** GeoNames admin1 code of Germany → state code. */
 const GEONAMES_STATE: Record<string, StateCode> = {
@@ -355,7 +335,7 @@ try {
   const municipalities: Located[] = features(await readJson(`${areasDir}/gemeinden.geo.json`))
     .filter((f) => f.properties.GF === 4) // land parts; GF 2 are the coastal waters of the same municipalities
     .map((f) => {
-      const state = AGS_STATE[f.properties.AGS.slice(0, 2)];
+      const state = STATE_BY_KEY_PREFIX[f.properties.AGS.slice(0, 2)];
       if (!state) throw new Error(`unknown AGS ${f.properties.AGS}`);
       return {
         name: f.properties.GEN,
@@ -450,7 +430,7 @@ try {
   const laender = features(await readJson(`${areasDir}/laender.geo.json`));
   const stateRings = new Map<StateCode, Ring[]>();
   for (const f of laender) {
-    const state = AGS_STATE[f.properties.AGS.slice(0, 2)];
+    const state = STATE_BY_KEY_PREFIX[f.properties.AGS.slice(0, 2)];
     if (!state) throw new Error(`unknown AGS ${f.properties.AGS}`);
     const rings = stateRings.get(state) ?? [];
     for (const poly of polygonsOf(f.geometry)) rings.push(...poly);

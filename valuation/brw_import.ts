@@ -36,31 +36,11 @@ import {
   toZoneGeometry,
   type ZoneGeometry,
 } from "./geometry.ts";
-import { NON_RELEASING_STATES, STATE_CODES, type StateCode } from "./states.ts";
+import { NON_RELEASING_STATES, STATE_BY_KEY_PREFIX, STATE_CODES, type StateCode } from "./states.ts";
 
 export { type StateCode } from "./states.ts";
 /** States whose land values we have no licence to reuse (spec 4.3 rule 2); imports for them are refused. */
 export const REFUSED_STATES = NON_RELEASING_STATES;
-
-/** The first two digits of a municipality key (AGS/ARS) → state. */
-const STATE_BY_KEY: Record<string, StateCode> = {
-  "01": "SH",
-  "02": "HH",
-  "03": "NI",
-  "04": "HB",
-  "05": "NW",
-  "06": "HE",
-  "07": "RP",
-  "08": "BW",
-  "09": "BY",
-  "10": "SL",
-  "11": "BE",
-  "12": "BB",
-  "13": "MV",
-  "14": "SN",
-  "15": "ST",
-  "16": "TH",
-};
 
 /** The state `code` (any case) accepted for import; throws AppError for unknown codes and the four refused states. */
 export function importState(code: string): StateCode {
@@ -357,8 +337,8 @@ function toZone(row: RawRow, state: StateCode): ZoneRecord {
   if (brw <= 0) throw bad("BRW is 0: a zone without a land value");
   const stichtag = date(p.STAG);
   const key = digits(p.GASL, "GASL");
-  if (key && STATE_BY_KEY[key.slice(0, 2)] !== state) {
-    throw bad(`GASL ${key} belongs to ${STATE_BY_KEY[key.slice(0, 2)] ?? "no state"}, not ${state}`);
+  if (key && STATE_BY_KEY_PREFIX[key.slice(0, 2)] !== state) {
+    throw bad(`GASL ${key} belongs to ${STATE_BY_KEY_PREFIX[key.slice(0, 2)] ?? "no state"}, not ${state}`);
   }
   const crs = row.crs();
   const geometry = toWgs84(row.geometry(), crs);

@@ -53,3 +53,23 @@ export function isStateCode(s: string): s is StateCode {
 
 /** States whose expert committees do not release their land values for reuse (spec 4.3 rule 2). */
 export const NON_RELEASING_STATES: ReadonlySet<StateCode> = new Set<StateCode>(["BW", "SL", "SH", "BY"]);
+
+/** The state of a municipality key (AGS/ARS): its first two digits 01 … 16 → state code. */
+export const STATE_BY_KEY_PREFIX: Readonly<Record<string, StateCode>> = {
+  "01": "SH",
+  "02": "HH",
+  "03": "NI",
+  "04": "HB",
+  "05": "NW",
+  "06": "HE",
+  "07": "RP",
+  "08": "BW",
+  "09": "BY",
+  "10": "SL",
+  "11": "BE",
+  "12": "BB",
+  "13": "MV",
+  "14": "SN",
+  "15": "ST",
+  "16": "TH",
+};
