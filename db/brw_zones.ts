@@ -9,10 +9,13 @@ import type { Database } from "./schema.ts";
 
 /** One zone to store: its attributes and its WGS84 geometry with bounding box. */
 export interface BrwZoneInput {
+  /** Land value in euro per m². */
   brw: number;
   gfz: number | null;
   wgfz: number | null;
+  /** VBORIS use code (NUTA/ART), upper case. */
   nutzung: string | null;
+  /** VBORIS development state (ENTW), upper case. */
   entwicklung: string | null;
   zone_name: string | null;
   zone_number: string | null;

@@ -36,6 +36,7 @@ import {
   toZoneGeometry,
   type ZoneGeometry,
 } from "./geometry.ts";
+import type { BrwZoneInput } from "../db/brw_zones.ts";
 import { NON_RELEASING_STATES, STATE_BY_KEY_PREFIX, STATE_CODES, type StateCode } from "./states.ts";
 
 export { type StateCode } from "./states.ts";
@@ -63,26 +64,9 @@ export function importState(code: string): StateCode {
 }
 
 /** One zone of an import, geometry already in WGS84. */
-export interface ZoneRecord {
+export interface ZoneRecord extends BrwZoneInput {
   /** Reference date, `YYYY-MM-DD`. */
   stichtag: string;
-  /** Land value in euro per m². */
-  brw: number;
-  gfz: number | null;
-  wgfz: number | null;
-  /** VBORIS use code (NUTA/ART), upper case. */
-  nutzung: string | null;
-  /** VBORIS development state (ENTW), upper case. */
-  entwicklung: string | null;
-  zone_name: string | null;
-  zone_number: string | null;
-  municipality_name: string | null;
-  municipality_key: string | null;
-  geometry: ZoneGeometry;
-  min_lat: number;
-  max_lat: number;
-  min_lng: number;
-  max_lng: number;
 }
 
 /** A skipped row: where it is and why. */
