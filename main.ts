@@ -12,6 +12,8 @@ import { migrate } from "./db/migrate.ts";
 import { pendingMigrations } from "./db/migrate_check.ts";
 import { TokenBuckets } from "./db/token_bucket.ts";
 import { createLogger } from "./log.ts";
+import { resolveAuthSecret } from "./auth/secret.ts";
+import { createAuth } from "./auth/better_auth.ts";
 
 async function main(): Promise<void> {
   const config = (() => {
@@ -51,8 +53,15 @@ async function main(): Promise<void> {
       Deno.exit(2);
     }
   }
+  config.authSecret = await resolveAuthSecret(config);
+  if (!config.authSecret) {
+    console.error("AUTH_SECRET must be set (at least 32 characters) when DATABASE_URL is set");
+    Deno.exit(2);
+  }
   const kv = await openKv(config.kvPath);
-  const app = createApp({ config, db, kv, buckets: new TokenBuckets(kv), log });
+  const auth = createAuth({ config, db, log });
+  await auth.$context; // plugin initialisation (seeds the MCP resource row) fails here, not on a first request
+  const app = createApp({ config, db, kv, buckets: new TokenBuckets(kv), log, auth });
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>

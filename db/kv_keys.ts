@@ -3,7 +3,7 @@
  */
 
 /** Rate-limit groups of spec §8. */
-export type RateGroup = "catalogue" | "valuation" | "mcp" | "write";
+export type RateGroup = "catalogue" | "valuation" | "mcp" | "write" | "signin";
 
 /** Key of one caller's token bucket in one route group: `["rate", group, caller]`. */
 export function rateBucketKey(group: RateGroup, caller: string): Deno.KvKey {

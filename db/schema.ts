@@ -89,6 +89,99 @@ export interface ListingStatsTable {
   published: number;
 }
 
+/** A person (better-auth's user model, table `users`); `role` is ours. */
+export interface UsersTable {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image: string | null;
+  createdAt: GeneratedTimestamp;
+  updatedAt: GeneratedTimestamp;
+  role: ColumnType<"seeker" | "provider", "seeker" | "provider" | undefined, "seeker" | "provider">;
+}
+
+/** A person's membership of an office; `ended_at` set means it has ended. */
+export interface OfficeMembershipsTable {
+  id: Generated<string>;
+  office_id: string;
+  user_id: string;
+  started_at: GeneratedTimestamp;
+  ended_at: Timestamp | null;
+}
+
+/** A mail the service sent, or (without SMTP) only recorded. */
+export interface MailOutboxTable {
+  id: Generated<string>;
+  to_address: string;
+  subject: string;
+  body: string;
+  created_at: GeneratedTimestamp;
+  sent_at: Timestamp | null;
+}
+
+/** When an app last called the MCP endpoint for a person. */
+export interface OauthConnectionUsageTable {
+  user_id: string;
+  client_id: string;
+  last_used_at: Timestamp;
+}
+
+/** A registered OAuth client (better-auth's model; the columns we read). */
+export interface OauthClientTable {
+  id: string;
+  clientId: string;
+  name: string | null;
+  uri: string | null;
+  redirectUris: ColumnType<unknown, string, string>;
+  scopes: ColumnType<unknown, string, string>;
+  tokenEndpointAuthMethod: string | null;
+  applicationType: string | null;
+  disabled: boolean | null;
+  createdAt: Timestamp | null;
+}
+
+/** A person's consent for an app (better-auth's model; the columns we read). */
+export interface OauthConsentTable {
+  id: string;
+  clientId: string;
+  userId: string | null;
+  scopes: ColumnType<unknown, string, string>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** An issued refresh token (better-auth's model; the columns we read). */
+export interface OauthRefreshTokenTable {
+  id: string;
+  clientId: string;
+  userId: string;
+  revoked: Timestamp | null;
+  expiresAt: Timestamp;
+}
+
+/** An issued access token (better-auth's model; the columns we read). */
+export interface OauthAccessTokenTable {
+  id: string;
+  clientId: string;
+  userId: string | null;
+  revoked: Timestamp | null;
+  expiresAt: Timestamp;
+}
+
+/** A person's API key for the MCP endpoint: only the SHA-256 hex of the key is stored. */
+export interface ApiKeysTable {
+  id: Generated<string>;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  /** The key's first 12 characters, shown in lists. */
+  display_prefix: string;
+  created_at: GeneratedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
 /** Applied migrations. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -103,4 +196,13 @@ export interface Database {
   listing_stats: ListingStatsTable;
   brw_zones: BrwZonesTable;
   schema_migrations: SchemaMigrationsTable;
+  users: UsersTable;
+  office_memberships: OfficeMembershipsTable;
+  mail_outbox: MailOutboxTable;
+  oauth_connection_usage: OauthConnectionUsageTable;
+  oauthClient: OauthClientTable;
+  oauthConsent: OauthConsentTable;
+  oauthRefreshToken: OauthRefreshTokenTable;
+  oauthAccessToken: OauthAccessTokenTable;
+  api_keys: ApiKeysTable;
 }

@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
 import type { TokenBuckets } from "../db/token_bucket.ts";
 import type { Logger } from "../log.ts";
+import type { Auth } from "../auth/better_auth.ts";
 
 /** Everything the app needs from outside; built once in `main.ts` (or by a test) and passed to `createApp`. */
 export interface AppDeps {
@@ -11,6 +12,8 @@ export interface AppDeps {
   kv: Deno.Kv;
   buckets: TokenBuckets;
   log: Logger;
+  /** The better-auth instance; built by `createApp` when absent (tests pass theirs to create accounts). */
+  auth?: Auth;
 }
 
 /** Hono's environment type of this app. */

@@ -12,6 +12,8 @@ export const RATE_RULES: Record<RateGroup, BucketRule> = {
   valuation: { rate: 3, burst: 15 },
   mcp: { rate: 1, burst: 30 },
   write: { rate: 1, burst: 60 },
+  // Sign-in attempts (not in spec §8): per e-mail address and per client address, 5 at once, then one a minute.
+  signin: { rate: 1 / 60, burst: 5 },
 };
 
 /** Takes a token of `group` for the caller, or answers 429 `{error: "rate_limited"}` (no Retry-After). */

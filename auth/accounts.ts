@@ -1,0 +1,78 @@
+/**
+ * People and offices: creating accounts with a password (operators create providers; seekers sign up through the
+ * pages), office membership, and ending it. Passwords are hashed by better-auth (scrypt).
+ */
+import type { Db } from "../db/connection.ts";
+import { endMembership, startMembership, userByEmail } from "../db/accounts.ts";
+import { AppError } from "../errors.ts";
+import { type Auth, withOwnAdapter } from "./better_auth.ts";
+import type { Role } from "./principal.ts";
+
+/** A new person: e-mail, display name, password, role; operator-created accounts are verified at once. */
+export interface NewPerson {
+  email: string;
+  name: string;
+  password: string;
+  role: Role;
+  emailVerified?: boolean;
+}
+
+/** Creates a person with a better-auth password hash; throws `conflict`-like `invalid_request` when taken. */
+export async function createPerson(auth: Auth, db: Db, p: NewPerson): Promise<string> {
+  const email = p.email.trim().toLowerCase();
+  if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) {
+    throw new AppError("invalid_request", "invalid e-mail address");
+  }
+  if (p.password.length < 10 || p.password.length > 128) {
+    throw new AppError("invalid_request", "password must have 10 to 128 characters");
+  }
+  if (await userByEmail(db, email)) {
+    throw new AppError("invalid_request", "e-mail address already registered");
+  }
+  const ctx = await auth.$context;
+  const hash = await ctx.password.hash(p.password);
+  return await withOwnAdapter(auth, async () => {
+    const user = await ctx.internalAdapter.createUser({
+      email,
+      name: p.name.trim() || email,
+      emailVerified: p.emailVerified ?? true,
+      role: p.role,
+    }, { method: "admin" });
+    await ctx.internalAdapter.linkAccount({
+      userId: user.id,
+      providerId: "credential",
+      accountId: user.id,
+      password: hash,
+    });
+    return user.id;
+  });
+}
+
+/** Adds a provider to an office: an existing person becomes a provider member, else a new account is made. */
+export async function addProvider(
+  auth: Auth,
+  db: Db,
+  p: { officeId: string; email: string; name: string; password?: string | undefined },
+): Promise<{ userId: string; created: boolean }> {
+  const existing = await userByEmail(db, p.email);
+  if (existing) {
+    await startMembership(db, existing.id, p.officeId);
+    return { userId: existing.id, created: false };
+  }
+  if (!p.password) throw new AppError("invalid_request", "a new provider needs a password");
+  const userId = await createPerson(auth, db, {
+    email: p.email,
+    name: p.name,
+    password: p.password,
+    role: "provider",
+  });
+  await startMembership(db, userId, p.officeId);
+  return { userId, created: true };
+}
+
+/** Ends the office membership of the provider with e-mail `email`; their tokens and keys stop working at once. */
+export async function removeProvider(db: Db, email: string): Promise<boolean> {
+  const existing = await userByEmail(db, email);
+  if (!existing) return false;
+  return await endMembership(db, existing.id);
+}

@@ -1,0 +1,206 @@
+/**
+ * The better-auth set-up: e-mail/password accounts, sessions, and the OAuth 2.1 authorization server of its MCP
+ * plugin (DCR, PKCE S256, RFC 8707/8414/9728/7009/9207, JWT access tokens of 10 minutes, rotating refresh tokens).
+ *
+ * The gaps listed in `shared/notes/stack-facts.md` are closed here and in `auth/connections.ts`:
+ * loopback redirect URIs make a client `native`; consent is narrowed to the person's right (`consentHook`);
+ * disconnecting deletes consent and tokens in one transaction; every MCP call re-checks the connection.
+ */
+import { betterAuth } from "better-auth";
+import { APIError, createAuthMiddleware } from "better-auth/api";
+import { jwt } from "better-auth/plugins";
+import { mcp } from "@better-auth/mcp";
+import { runWithAdapter } from "@better-auth/core/context";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/connection.ts";
+import type { Logger } from "../log.ts";
+import { personAccess } from "../db/accounts.ts";
+import { sendMail } from "./mail.ts";
+import { rightOfRole } from "./principal.ts";
+
+/** Path under which better-auth's endpoints live; the OAuth issuer is `${BASE_URL}${AUTH_BASE_PATH}`. */
+export const AUTH_BASE_PATH = "/api/auth";
+/** Scopes the authorization server knows: the two rights and `offline_access` (refresh tokens). */
+export const SCOPES = ["lesen", "suchen", "offline_access"] as const;
+/** Lifetime of an access token in seconds (about 10 minutes, issue 4). */
+export const ACCESS_TOKEN_SECONDS = 600;
+/** Lifetime of a refresh token in seconds (30 days). */
+export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
+/** Sign-in page (server-rendered, `pages/`). */
+export const LOGIN_PAGE = "/anmelden";
+/** Consent page (server-rendered, `pages/`). */
+export const CONSENT_PAGE = "/zustimmung";
+
+/** The MCP resource identifier (RFC 8707) of a deployment. */
+export function mcpResource(config: Config): string {
+  return `${config.baseUrl}/mcp`;
+}
+
+/** The OAuth issuer of a deployment. */
+export function issuer(config: Config): string {
+  return `${config.baseUrl}${AUTH_BASE_PATH}`;
+}
+
+/** What better-auth needs from the service. */
+export interface AuthDeps {
+  config: Config;
+  db: Db;
+  log: Logger;
+}
+
+/** The options object of our better-auth instance (also used to compile its schema in tests). */
+export function authOptions(deps: AuthDeps) {
+  const { config, db, log } = deps;
+  if (!config.authSecret) throw new Error("AUTH_SECRET is not set");
+  return {
+    appName: "Immobilienkatalog",
+    baseURL: config.baseUrl,
+    basePath: AUTH_BASE_PATH,
+    secret: config.authSecret,
+    // deno-lint-ignore no-explicit-any
+    database: { db: db.kysely as any, type: "postgres" as const },
+    telemetry: { enabled: false },
+    // Our own token buckets throttle sign-in and every write (routes/, pages/); better-auth's limiter keeps its
+    // state in memory, which would not hold across instances.
+    rateLimit: { enabled: false },
+    advanced: {
+      ipAddress: { ipAddressHeaders: ["x-immo-client-ip"] },
+      defaultCookieAttributes: { sameSite: "lax" as const, httpOnly: true },
+    },
+    user: {
+      modelName: "users",
+      additionalFields: {
+        role: { type: "string" as const, required: false, defaultValue: "seeker", input: false },
+      },
+    },
+    session: { modelName: "sessions", expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
+    account: { modelName: "accounts" },
+    verification: { modelName: "verifications" },
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      minPasswordLength: 10,
+      maxPasswordLength: 128,
+      autoSignIn: false,
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 24 * 3600,
+      sendVerificationEmail: async ({ user, url }: { user: { email: string }; url: string }) => {
+        await sendMail({ db, log, config }, {
+          to: user.email,
+          subject: "Bitte bestätigen Sie Ihre E-Mail-Adresse / Please confirm your e-mail address",
+          body: `Bitte öffnen Sie diesen Link, um Ihre Adresse zu bestätigen:\n${url}\n\n` +
+            `Please open this link to confirm your address:\n${url}\n`,
+        });
+      },
+    },
+    hooks: { before: beforeHook(deps) },
+    plugins: [
+      jwt({ jwt: { issuer: issuer(config), audience: mcpResource(config) } }),
+      mcp({
+        resource: mcpResource(config),
+        loginPage: LOGIN_PAGE,
+        consentPage: CONSENT_PAGE,
+        scopes: [...SCOPES],
+        allowDynamicClientRegistration: true,
+        allowUnauthenticatedClientRegistration: true,
+        accessTokenExpiresIn: ACCESS_TOKEN_SECONDS,
+        refreshTokenExpiresIn: REFRESH_TOKEN_SECONDS,
+        grantTypes: ["authorization_code", "refresh_token"],
+      }),
+    ],
+  };
+}
+
+/** Builds the better-auth instance of the service. Opens nothing by itself. */
+export function createAuth(deps: AuthDeps) {
+  return betterAuth(authOptions(deps));
+}
+
+/** The better-auth instance type. */
+export type Auth = ReturnType<typeof createAuth>;
+
+function beforeHook(deps: AuthDeps) {
+  return createAuthMiddleware(async (ctx) => {
+    if (ctx.path === "/oauth2/register") markLoopbackClientsNative(ctx.body);
+    if (ctx.path === "/oauth2/consent") await consentHook(deps, ctx);
+  });
+}
+
+/**
+ * Gap 1: a client registering only loopback `http://` redirect URIs without `application_type` is a native
+ * client (RFC 8252 §7.3); better-auth would treat it as `web` and refuse them.
+ */
+export function markLoopbackClientsNative(body: unknown): void {
+  if (!body || typeof body !== "object") return;
+  const b = body as { redirect_uris?: unknown; application_type?: unknown };
+  if (b.application_type !== undefined || !Array.isArray(b.redirect_uris) || b.redirect_uris.length === 0) {
+    return;
+  }
+  if (b.redirect_uris.every(isLoopbackHttp)) b.application_type = "native";
+}
+
+function isLoopbackHttp(u: unknown): boolean {
+  if (typeof u !== "string") return false;
+  try {
+    const url = new URL(u);
+    return url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Gap 5: a person is granted only the right of their role (plus `offline_access`). The consent call is narrowed
+ * to that; when no right is left, approving is refused (the page turns it into access_denied).
+ */
+// deno-lint-ignore no-explicit-any
+async function consentHook(deps: AuthDeps, ctx: any): Promise<void> {
+  const body = ctx.body as { accept?: boolean; scope?: string; oauth_query?: string } | undefined;
+  if (!body?.accept) return;
+  const session = ctx.context.session ?? await getSessionFromCtx(ctx);
+  const userId: string | undefined = session?.user?.id;
+  if (!userId) return;
+  const access = await personAccess(deps.db, userId);
+  const requested = (body.scope ?? new URLSearchParams(body.oauth_query ?? "").get("scope") ?? "").split(" ")
+    .filter(Boolean);
+  const granted = grantableScopes(requested, access);
+  if (!granted.some((s) => s === "lesen" || s === "suchen")) {
+    throw new APIError("FORBIDDEN", {
+      error: "access_denied",
+      error_description: "no right for this account",
+    });
+  }
+  body.scope = granted.join(" ");
+}
+
+// deno-lint-ignore no-explicit-any
+async function getSessionFromCtx(ctx: any) {
+  const { getSessionFromCtx: get } = await import("better-auth/api");
+  return await get(ctx);
+}
+
+/**
+ * The scopes a person may grant out of `requested`: the right of their role (a provider only with an active
+ * membership) and `offline_access`.
+ */
+export function grantableScopes(
+  requested: string[],
+  access: { role: "seeker" | "provider"; officeId: string | null } | undefined,
+): string[] {
+  if (!access || (access.role === "provider" && !access.officeId)) return [];
+  const right = rightOfRole(access.role);
+  return [...new Set(requested)].filter((s) => s === right || s === "offline_access");
+}
+
+/**
+ * Runs `fn` with this instance's database adapter as better-auth's "current" adapter. better-auth looks the
+ * adapter up in an AsyncLocalStorage first; a store left behind by another instance in the same process (tests
+ * run several apps) must never be used.
+ */
+export async function withOwnAdapter<T>(auth: Auth, fn: () => Promise<T>): Promise<T> {
+  const ctx = await auth.$context;
+  return await runWithAdapter(ctx.adapter, fn);
+}

@@ -1,0 +1,34 @@
+/**
+ * Who is calling the MCP endpoint: a person with one role and (for providers) one office, acting through an
+ * OAuth connection or an API key. Built by `auth/mcp_auth.ts`; read by the MCP servers and their tools.
+ */
+
+/** The two rights of spec §5: `lesen` (provider server) and `suchen` (seeker server). */
+export type Right = "lesen" | "suchen";
+
+/** A person's role: a seeker, or a provider who is a member of an office. */
+export type Role = "seeker" | "provider";
+
+/** The right that belongs to a role (providers get `lesen`, seekers get `suchen`). */
+export function rightOfRole(role: Role): Right {
+  return role === "provider" ? "lesen" : "suchen";
+}
+
+/** How the caller authenticated: an OAuth connection (an app) or one of the person's API keys. */
+export type Origin =
+  | { kind: "oauth"; clientId: string }
+  | { kind: "api_key"; keyId: string };
+
+/** An authenticated caller of the MCP endpoint. */
+export interface Principal {
+  /** The person's account id (`users.id`). */
+  userId: string;
+  /** The person's role now (not when the token was issued). */
+  role: Role;
+  /** The office of a provider with an active membership; null for seekers. */
+  officeId: string | null;
+  /** The right this call acts with; decides which MCP server answers. */
+  right: Right;
+  /** The app or key the call came through. */
+  origin: Origin;
+}
