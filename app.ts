@@ -6,12 +6,16 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
 import { catalogueRoutes } from "./routes/catalogue.ts";
+import { mcpRoutes } from "./mcp/routes.ts";
 import type { AppDeps, AppEnv } from "./routes/env.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { bodyLimit, methodNotAllowed, notFound, onError, requestId } from "./routes/middleware.ts";
 import { validationHook } from "./routes/openapi_common.ts";
 import { rateLimit, writeLimit } from "./routes/rate_limit.ts";
 import { BASELINE_PATH, valuationRoutes } from "./routes/valuation.ts";
+import { createAuth } from "./auth/better_auth.ts";
+import { oauthRoutes } from "./routes/oauth.ts";
+import { pageRoutes } from "./pages/routes.tsx";
 
 /** Version of the REST description (spec §9). */
 export const API_VERSION = "2026.09";
@@ -33,6 +37,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/", catalogueRoutes(deps));
   app.route("/", valuationRoutes(deps));
   app.route("/", healthRoutes(deps));
+  app.route("/", mcpRoutes(deps));
+  const auth = deps.auth ?? createAuth(deps);
+  app.route("/", oauthRoutes(deps, auth));
+  app.route("/", pageRoutes(deps, auth));
   app.doc31("/api/public/openapi.json", {
     openapi: "3.1.1",
     info: {

@@ -1,0 +1,95 @@
+/** SQL of API keys (table `api_keys`); the key format and its rules live in `auth/api_keys.ts`. */
+import { sql } from "kysely";
+import type { Db } from "./connection.ts";
+
+/** One API key as lists show it (never the key or its hash). */
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** The stored row of a key found by its hash. */
+export interface ApiKeyRow {
+  id: string;
+  userId: string;
+  keyHash: string;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Inserts a key row for `userId`; returns its id. */
+export async function insertApiKey(
+  db: Db,
+  k: { userId: string; name: string; keyHash: string; displayPrefix: string },
+): Promise<string> {
+  const row = await db.kysely.insertInto("api_keys").values({
+    user_id: k.userId,
+    name: k.name,
+    key_hash: k.keyHash,
+    display_prefix: k.displayPrefix,
+  }).returning("id").executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Every key of `userId` (revoked ones included), newest first. */
+export async function selectApiKeys(db: Db, userId: string): Promise<ApiKeyListItem[]> {
+  const rows = await db.kysely.selectFrom("api_keys")
+    .select(["id", "name", "display_prefix", "created_at", "last_used_at", "revoked_at"])
+    .where("user_id", "=", userId)
+    .orderBy("created_at", "desc").orderBy("id")
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    displayPrefix: r.display_prefix,
+    created_at: r.created_at,
+    last_used_at: r.last_used_at,
+    revoked_at: r.revoked_at,
+  }));
+}
+
+/** Marks key `keyId` of `userId` revoked; true when a not yet revoked key of that person was revoked. */
+export async function markApiKeyRevoked(db: Db, userId: string, keyId: string): Promise<boolean> {
+  const res = await db.kysely.updateTable("api_keys").set({ revoked_at: sql<Date>`now()` })
+    .where("id", "=", keyId).where("user_id", "=", userId).where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The key whose hash is `keyHash`, or undefined. */
+export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
+  const r = await db.kysely.selectFrom("api_keys")
+    .select(["id", "user_id", "key_hash", "last_used_at", "revoked_at"])
+    .where("key_hash", "=", keyHash)
+    .executeTakeFirst();
+  return r
+    ? {
+      id: r.id,
+      userId: r.user_id,
+      keyHash: r.key_hash,
+      lastUsedAt: r.last_used_at,
+      revokedAt: r.revoked_at,
+    }
+    : undefined;
+}
+
+/**
+ * Sets `last_used_at` of `keyId` to now unless it was set less than `minAgeSeconds` ago (checked in SQL, so
+ * several processes write at most once per interval); true when a row was written.
+ */
+export async function touchApiKey(db: Db, keyId: string, minAgeSeconds: number): Promise<boolean> {
+  const res = await db.kysely.updateTable("api_keys").set({ last_used_at: sql<Date>`now()` })
+    .where("id", "=", keyId)
+    .where((eb) =>
+      eb.or([
+        eb("last_used_at", "is", null),
+        eb("last_used_at", "<", sql<Date>`now() - cast(${minAgeSeconds} as int) * interval '1 second'`),
+      ])
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

@@ -1,0 +1,17 @@
+/** How the MCP adapters carry the authenticated caller from the HTTP layer into tool handlers. */
+import type { AuthInfo } from "@modelcontextprotocol/server";
+import type { Principal } from "../auth/principal.ts";
+
+/** The `authInfo` handed to the MCP handler for `principal` (the principal rides in `extra`). */
+export function authInfoOf(principal: Principal): AuthInfo {
+  const clientId = principal.origin.kind === "oauth"
+    ? principal.origin.clientId
+    : `api_key:${principal.origin.keyId}`;
+  // The credential itself is not passed on: nothing below the HTTP layer needs it.
+  return { token: "", clientId, scopes: [principal.right], extra: { principal } };
+}
+
+/** The caller of a tool call or method, as set by {@linkcode authInfoOf}; undefined without authentication. */
+export function principalOf(ctx: { http?: { authInfo?: AuthInfo } }): Principal | undefined {
+  return ctx.http?.authInfo?.extra?.principal as Principal | undefined;
+}

@@ -1,0 +1,59 @@
+/**
+ * The two MCP servers of spec §1: the provider server (`immobilien-anbieter`, right `lesen`) and the seeker server
+ * (`immobilien-suche`, right `suchen`). Each factory builds a fresh server per request (stateless serving).
+ */
+import { McpServer } from "@modelcontextprotocol/server";
+import type { Right } from "../auth/principal.ts";
+import type { AppDeps } from "../routes/env.ts";
+import { registerGetProperty } from "./tools/get_property.ts";
+
+/** Version reported in `serverInfo` (the service's interface version, spec §9). */
+export const MCP_SERVER_VERSION = "2026.09";
+
+/** Name of the provider server. */
+export const PROVIDER_SERVER_NAME = "immobilien-anbieter";
+/** Name of the seeker server. */
+export const SEEKER_SERVER_NAME = "immobilien-suche";
+
+const PROVIDER_INSTRUCTIONS = [
+  "Immobilien-Anbieter: Server für Makler und Anbieter, die Objekte in diesen Dienst eingestellt haben. " +
+  "Mit get_property rufen Sie ein veröffentlichtes Objekt mit seinen öffentlichen Feldern ab. " +
+  "Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten Angebote.",
+  "Property providers: server for agents and providers who entered listings into this service. " +
+  "get_property returns one published listing with its public fields. Listings with beispiel = true are " +
+  "invented samples, not real offers.",
+].join("\n\n");
+
+const SEEKER_INSTRUCTIONS = [
+  "Immobiliensuche: Server für Suchende. Er enthält nur Objekte, die Anbieter selbst in diesen Dienst " +
+  "eingestellt haben, keine Angebote anderer Portale. Mit get_property rufen Sie ein Objekt mit seinen " +
+  "öffentlichen Feldern ab. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele.",
+  "Property search: server for seekers. It holds only listings that providers entered into this service " +
+  "themselves, none from other portals. get_property returns one listing with its public fields. " +
+  "Listings with beispiel = true are invented samples.",
+].join("\n\n");
+
+/** A fresh provider server (tools for principals with right `lesen`). */
+export function createProviderServer(deps: AppDeps): McpServer {
+  const server = new McpServer(
+    { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
+    { instructions: PROVIDER_INSTRUCTIONS },
+  );
+  registerGetProperty(server, deps);
+  return server;
+}
+
+/** A fresh seeker server (tools for principals with right `suchen`). */
+export function createSeekerServer(deps: AppDeps): McpServer {
+  const server = new McpServer(
+    { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
+    { instructions: SEEKER_INSTRUCTIONS },
+  );
+  registerGetProperty(server, deps);
+  return server;
+}
+
+/** The server factory that answers callers holding `right`. */
+export function serverFactoryFor(deps: AppDeps, right: Right): () => McpServer {
+  return right === "lesen" ? () => createProviderServer(deps) : () => createSeekerServer(deps);
+}

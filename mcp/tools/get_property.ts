@@ -1,0 +1,56 @@
+/** MCP tool `get_property`: one public listing (spec 4.2), on both servers. */
+import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { type Listing, listingSchema } from "../../catalogue/listing.ts";
+import { getPublicListing } from "../../catalogue/search.ts";
+import type { AppDeps } from "../../routes/env.ts";
+import { toolError } from "./tool_error.ts";
+
+const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
+  apartment: "Wohnung",
+  house: "Haus",
+  land: "Grundstück",
+  commercial: "Gewerbeobjekt",
+};
+
+const euro = new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR", maximumFractionDigits: 0 });
+const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
+
+/** A short German text rendering of a public listing. */
+export function listingText(l: Listing): string {
+  const kind = l.property_type ? PROPERTY_TYPE_DE[l.property_type] : "Objekt";
+  const deal = l.transaction_type === "buy" ? " zum Kauf" : l.transaction_type === "rent" ? " zur Miete" : "";
+  const place = [l.postal_code, l.city].filter(Boolean).join(" ");
+  const facts = [
+    l.total_rooms !== null ? `${num.format(l.total_rooms)} Zimmer` : null,
+    l.square_meters !== null ? `${num.format(l.square_meters)} m²` : null,
+    l.asked_price !== null
+      ? `${euro.format(l.asked_price)}${l.transaction_type === "rent" ? " Kaltmiete/Monat" : ""}`
+      : null,
+  ].filter((f): f is string => f !== null);
+  return [
+    l.title ?? `${kind}${deal}`,
+    `${kind}${deal}${place ? ` in ${place}` : ""}${facts.length ? `: ${facts.join(", ")}` : ""}.`,
+    l.beispiel ? "Beispielobjekt: erfundenes Anschauungsbeispiel, kein echtes Angebot." : null,
+    `ID: ${l.id}`,
+  ].filter((s): s is string => s !== null).join("\n");
+}
+
+/** Registers `get_property` on `server`; the handler answers an unknown or malformed id with `not_found`. */
+export function registerGetProperty(server: McpServer, deps: AppDeps): void {
+  server.registerTool("get_property", {
+    title: "Objekt abrufen / Get listing",
+    description: "Liefert ein veröffentlichtes Objekt des Katalogs mit seinen öffentlichen Feldern. " +
+      "Returns one published listing of the catalogue with its public fields (spec 4.2).",
+    inputSchema: z.object({ id: z.string().describe("Listing id (UUID).") }),
+    outputSchema: listingSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+  }, async ({ id }) => {
+    try {
+      const listing = await getPublicListing(deps.db, id);
+      return { structuredContent: listing, content: [{ type: "text", text: listingText(listing) }] };
+    } catch (err) {
+      return toolError(deps, err, "get_property");
+    }
+  });
+}
