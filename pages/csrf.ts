@@ -1,0 +1,41 @@
+/**
+ * CSRF protection for the pages' forms: a random token in an HttpOnly, SameSite=Lax cookie that every form
+ * repeats in a hidden `_csrf` field (double submit), compared in constant time; and a POST whose `Origin` header
+ * names another origin is refused outright.
+ */
+import type { Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import type { AppEnv } from "../routes/env.ts";
+
+const COOKIE = "immo_csrf";
+
+/** The request's CSRF token, creating the cookie when it is missing. */
+export function csrfToken(c: Context<AppEnv>, secure: boolean): string {
+  const have = getCookie(c, COOKIE);
+  if (have && /^[A-Za-z0-9_-]{43}$/.test(have)) return have;
+  const token = randomToken();
+  setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Lax", secure, path: "/" });
+  return token;
+}
+
+/** Whether a form POST carries the cookie's token and, when the browser sent one, our own Origin. */
+export function csrfOk(c: Context<AppEnv>, formToken: unknown, baseUrl: string): boolean {
+  const origin = c.req.header("origin");
+  if (origin && origin !== new URL(baseUrl).origin) return false;
+  const cookie = getCookie(c, COOKIE);
+  return typeof formToken === "string" && !!cookie && timingSafeEqual(cookie, formToken);
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}

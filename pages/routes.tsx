@@ -1,0 +1,449 @@
+/**
+ * The account pages (server-rendered, German or English, no JavaScript needed): sign-in, sign-up, consent,
+ * connected apps and API keys. Every form carries a CSRF token; every page is `no-store` with a strict CSP.
+ * Rules live in `auth/`; these handlers parse the form, call a domain function, and render.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { Auth } from "../auth/better_auth.ts";
+import { CONSENT_PAGE, grantableScopes, LOGIN_PAGE } from "../auth/better_auth.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api_keys.ts";
+import { disconnectApp } from "../auth/connections.ts";
+import { personAccess } from "../db/accounts.ts";
+import { clientById, connectionsOf } from "../db/oauth.ts";
+import { addressKey, clientAddress } from "../routes/client_address.ts";
+import type { AppDeps, AppEnv } from "../routes/env.ts";
+import { RATE_RULES } from "../routes/rate_limit.ts";
+import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
+import { csrfOk, csrfToken } from "./csrf.ts";
+import { type Lang, langOf, t, type TextKey } from "./i18n.ts";
+import { CsrfField, Layout } from "./layout.tsx";
+
+type C = Context<AppEnv>;
+
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The pages sub-app. */
+export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const secure = deps.config.baseUrl.startsWith("https:");
+  app.use("*", async (c, next) => {
+    await next();
+    if (c.res.headers.get("content-type")?.startsWith("text/html")) {
+      c.res.headers.set("content-security-policy", CSP);
+      c.res.headers.set("cache-control", "no-store");
+      c.res.headers.set("referrer-policy", "no-referrer");
+      c.res.headers.set("vary", "accept-language, cookie");
+    }
+  });
+  const ctx = { deps, auth, secure };
+  app.get(LOGIN_PAGE, (c) => signInPage(ctx, c, {}));
+  app.post(LOGIN_PAGE, (c) => signIn(ctx, c));
+  app.get("/registrieren", (c) => signUpPage(ctx, c, {}));
+  app.post("/registrieren", (c) => signUp(ctx, c));
+  app.get(CONSENT_PAGE, (c) => consentPage(ctx, c));
+  app.post(CONSENT_PAGE, (c) => consent(ctx, c));
+  app.post("/abmelden", (c) => signOut(ctx, c));
+  app.get("/konto", (c) => c.redirect("/konto/apps", 303));
+  app.get("/konto/apps", (c) => appsPage(ctx, c, undefined));
+  app.post("/konto/apps/trennen", (c) => disconnect(ctx, c));
+  app.get("/konto/schluessel", (c) => keysPage(ctx, c, {}));
+  app.post("/konto/schluessel", (c) => createKey(ctx, c));
+  app.post("/konto/schluessel/widerrufen", (c) => revokeKey(ctx, c));
+  return app;
+}
+
+interface Ctx {
+  deps: AppDeps;
+  auth: Auth;
+  secure: boolean;
+}
+
+function lang(c: C): Lang {
+  return langOf(c.req.header("accept-language"));
+}
+
+async function form(c: C): Promise<Record<string, string>> {
+  const ct = c.req.header("content-type") ?? "";
+  if (!ct.startsWith("application/x-www-form-urlencoded") && !ct.startsWith("multipart/form-data")) return {};
+  const body = await c.req.parseBody().catch(() => ({}));
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** The signed OAuth query of a page URL or form (only when it carries better-auth's signature). */
+function oauthQuery(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const q = raw.startsWith("?") ? raw.slice(1) : raw;
+  return new URLSearchParams(q).has("sig") && q.length <= 8192 ? q : undefined;
+}
+
+function queryOf(c: C): string {
+  return new URL(c.req.url).search.slice(1);
+}
+
+function errorPage(_ctx: Ctx, c: C, key: TextKey, status: 400 | 403 | 404 | 429) {
+  const l = lang(c);
+  return c.html(
+    <Layout lang={l} title={t(l, "badRequest")}>
+      <p class="error">{t(l, key)}</p>
+    </Layout>,
+    status,
+  );
+}
+
+// --- sign-in ---------------------------------------------------------------------------------------------
+
+function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; oq?: string }) {
+  const l = lang(c);
+  const oq = p.oq ?? oauthQuery(queryOf(c));
+  const notice = p.notice ?? (c.req.query("verified") ? "verified" : undefined);
+  const status = p.error === "throttled" ? 429 : p.error ? 401 : 200;
+  return c.html(
+    <Layout lang={l} title={t(l, "signIn")}>
+      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
+      {notice && <p class="notice">{t(l, notice)}</p>}
+      <form method="post" action={LOGIN_PAGE}>
+        <CsrfField token={csrfToken(c, ctx.secure)} />
+        {oq && <input type="hidden" name="oauth_query" value={oq} />}
+        <label for="email">{t(l, "email")}</label>
+        <input id="email" name="email" type="email" required autocomplete="username" value={p.email ?? ""} />
+        <label for="password">{t(l, "password")}</label>
+        <input id="password" name="password" type="password" required autocomplete="current-password" />
+        <button type="submit">{t(l, "signIn")}</button>
+      </form>
+      <p>
+        <a href={oq ? `/registrieren?${oq}` : "/registrieren"}>{t(l, "noAccount")}</a>
+      </p>
+    </Layout>,
+    status,
+  );
+}
+
+async function signIn(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const email = (f.email ?? "").trim().toLowerCase().slice(0, 320);
+  const oq = oauthQuery(f.oauth_query);
+  if (!email || !f.password) return signInPage(ctx, c, { error: "badCredentials", email, oq });
+  if (!await signInAllowed(ctx, c, email)) return signInPage(ctx, c, { error: "throttled", email, oq });
+  const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-in/email", {
+    email,
+    password: f.password.slice(0, 200),
+    rememberMe: true,
+    ...(oq ? { oauth_query: oq } : {}),
+  });
+  if (res.status === 403) return signInPage(ctx, c, { error: "notVerified", email, oq });
+  if (res.status !== 200) return signInPage(ctx, c, { error: "badCredentials", email, oq });
+  passCookies(c, res.setCookies);
+  const next = typeof res.body?.url === "string" && res.body.redirect !== false
+    ? res.body.url
+    : "/konto/apps";
+  return c.redirect(safeRedirect(ctx, next), 303);
+}
+
+/** Sign-in throttle: 5 attempts at once, then one a minute, per e-mail address and per client address. */
+async function signInAllowed(ctx: Ctx, c: C, email: string): Promise<boolean> {
+  if (!ctx.deps.config.rateLimit) return true;
+  const ip = addressKey(clientAddress(c, ctx.deps.config.trustProxy));
+  const byEmail = await ctx.deps.buckets.take("signin", `email:${email}`, RATE_RULES.signin);
+  if (!byEmail) return false;
+  return await ctx.deps.buckets.take("signin", ip, { rate: RATE_RULES.signin.rate * 4, burst: 20 });
+}
+
+/** Only our own pages or a better-auth answer (authorization redirect to a registered client URI) are followed. */
+function safeRedirect(ctx: Ctx, url: string): string {
+  try {
+    const u = new URL(url, ctx.deps.config.baseUrl);
+    return u.toString();
+  } catch {
+    return "/konto/apps";
+  }
+}
+
+// --- sign-up ---------------------------------------------------------------------------------------------
+
+function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; name?: string }) {
+  const l = lang(c);
+  return c.html(
+    <Layout lang={l} title={t(l, "signUp")}>
+      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
+      {p.notice
+        ? <p class="notice" role="status">{t(l, p.notice)}</p>
+        : (
+          <form method="post" action="/registrieren">
+            <CsrfField token={csrfToken(c, ctx.secure)} />
+            <label for="name">{t(l, "name")}</label>
+            <input id="name" name="name" type="text" required maxlength={100} value={p.name ?? ""} />
+            <label for="email">{t(l, "email")}</label>
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              autocomplete="username"
+              value={p.email ?? ""}
+            />
+            <label for="password">{t(l, "password")} ({t(l, "passwordHint")})</label>
+            <input
+              id="password"
+              name="password"
+              type="password"
+              required
+              minlength={10}
+              autocomplete="new-password"
+            />
+            <button type="submit">{t(l, "signUp")}</button>
+          </form>
+        )}
+      <p>
+        <a href={LOGIN_PAGE}>{t(l, "haveAccount")}</a>
+      </p>
+    </Layout>,
+    p.error ? 400 : 200,
+  );
+}
+
+async function signUp(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const email = (f.email ?? "").trim().toLowerCase();
+  const name = (f.name ?? "").trim();
+  const password = f.password ?? "";
+  if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) || !name || name.length > 100) {
+    return signUpPage(ctx, c, { error: "invalidForm", email, name });
+  }
+  if (password.length < 10 || password.length > 128) {
+    return signUpPage(ctx, c, { error: "weakPassword", email, name });
+  }
+  const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-up/email", {
+    email,
+    password,
+    name,
+    callbackURL: `${LOGIN_PAGE}?verified=1`,
+  });
+  // An address that is already registered gets the same answer (no account enumeration).
+  if (res.status !== 200 && res.status !== 422) {
+    return signUpPage(ctx, c, { error: "invalidForm", email, name });
+  }
+  return signUpPage(ctx, c, { notice: "checkMail" });
+}
+
+async function signOut(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-out", {});
+  passCookies(c, res.setCookies);
+  return c.redirect(LOGIN_PAGE, 303);
+}
+
+// --- consent ---------------------------------------------------------------------------------------------
+
+async function consentPage(ctx: Ctx, c: C) {
+  const l = lang(c);
+  const oq = oauthQuery(queryOf(c));
+  if (!oq) return errorPage(ctx, c, "badRequest", 400);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(`${LOGIN_PAGE}?${oq}`, 303);
+  const q = new URLSearchParams(oq);
+  const client = await clientById(ctx.deps.db, q.get("client_id") ?? "");
+  if (!client || client.disabled) return errorPage(ctx, c, "badRequest", 400);
+  const requested = (q.get("scope") ?? "").split(" ").filter(Boolean);
+  const granted = grantableScopes(requested, await personAccess(ctx.deps.db, session.userId));
+  const hasRight = granted.some((s) => s === "lesen" || s === "suchen");
+  let host = "";
+  try {
+    host = new URL(q.get("redirect_uri") ?? "").host;
+  } catch { /* shown empty */ }
+  return c.html(
+    <Layout lang={l} title={t(l, "consentTitle")} signedIn csrf={csrfToken(c, ctx.secure)}>
+      <p>
+        <strong>{client.name ?? q.get("client_id")}</strong> {t(l, "consentWants")}
+      </p>
+      <p>
+        {t(l, "redirectsTo")}: <code>{host}</code>
+      </p>
+      {!client.trusted && <p class="warning" role="note">{t(l, "unverifiedApp")}</p>}
+      <p>{t(l, "rightAsked")}:</p>
+      <ul>
+        {requested.includes("lesen") && <li>{t(l, "rightLesen")}</li>}
+        {requested.includes("suchen") && <li>{t(l, "rightSuchen")}</li>}
+        {requested.includes("offline_access") && <li>{t(l, "rightOffline")}</li>}
+      </ul>
+      {!hasRight && <p class="error" role="alert">{t(l, "noRight")}</p>}
+      <form method="post" action={CONSENT_PAGE}>
+        <CsrfField token={csrfToken(c, ctx.secure)} />
+        <input type="hidden" name="oauth_query" value={oq} />
+        {hasRight && <button type="submit" name="decision" value="approve">{t(l, "approve")}</button>}
+        <button type="submit" name="decision" value="deny">{t(l, "deny")}</button>
+      </form>
+    </Layout>,
+  );
+}
+
+async function consent(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const oq = oauthQuery(f.oauth_query);
+  if (!oq) return errorPage(ctx, c, "badRequest", 400);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(`${LOGIN_PAGE}?${oq}`, 303);
+  const requested = (new URLSearchParams(oq).get("scope") ?? "").split(" ").filter(Boolean);
+  const granted = grantableScopes(requested, await personAccess(ctx.deps.db, session.userId));
+  const accept = f.decision === "approve" && granted.some((s) => s === "lesen" || s === "suchen");
+  const res = await callAuth(ctx.deps, ctx.auth, c, "/oauth2/consent", {
+    accept,
+    ...(accept ? { scope: granted.join(" ") } : {}),
+    oauth_query: oq,
+  });
+  passCookies(c, res.setCookies);
+  const target = res.body?.redirect_uri ?? res.body?.url;
+  if (typeof target !== "string") return errorPage(ctx, c, "badRequest", 400);
+  return c.redirect(target, 303);
+}
+
+// --- connected apps --------------------------------------------------------------------------------------
+
+async function appsPage(ctx: Ctx, c: C, notice: TextKey | undefined) {
+  const l = lang(c);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const apps = await connectionsOf(ctx.deps.db, session.userId);
+  const csrf = csrfToken(c, ctx.secure);
+  return c.html(
+    <Layout lang={l} title={t(l, "connectedApps")} signedIn csrf={csrf}>
+      {notice && <p class="notice" role="status">{t(l, notice)}</p>}
+      {apps.length === 0 ? <p>{t(l, "noApps")}</p> : (
+        <table>
+          <thead>
+            <tr>
+              <th>{t(l, "app")}</th>
+              <th>{t(l, "right")}</th>
+              <th>{t(l, "connectedAt")}</th>
+              <th>{t(l, "lastUsed")}</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {apps.map((a) => (
+              <tr data-client-id={a.clientId}>
+                <td>{a.clientName ?? a.clientId}</td>
+                <td>{a.scopes.filter((s) => s !== "offline_access").join(", ")}</td>
+                <td>{when(l, a.connectedAt)}</td>
+                <td>{a.lastUsedAt ? when(l, a.lastUsedAt) : t(l, "never")}</td>
+                <td>
+                  <form method="post" action="/konto/apps/trennen">
+                    <CsrfField token={csrf} />
+                    <input type="hidden" name="client_id" value={a.clientId} />
+                    <button type="submit">{t(l, "disconnect")}</button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Layout>,
+  );
+}
+
+async function disconnect(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  await disconnectApp(ctx.deps, session.userId, (f.client_id ?? "").slice(0, 200));
+  return appsPage(ctx, c, "disconnected");
+}
+
+// --- API keys --------------------------------------------------------------------------------------------
+
+async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; error?: TextKey }) {
+  const l = lang(c);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const keys = await listApiKeys(ctx.deps.db, session.userId);
+  const csrf = csrfToken(c, ctx.secure);
+  return c.html(
+    <Layout lang={l} title={t(l, "apiKeys")} signedIn csrf={csrf}>
+      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
+      {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
+      {p.newKey && (
+        <div class="notice" role="status">
+          <p>{t(l, "keyCreated")}</p>
+          <code class="key" id="new-key">{p.newKey}</code>
+        </div>
+      )}
+      <form method="post" action="/konto/schluessel">
+        <CsrfField token={csrf} />
+        <label for="name">{t(l, "keyName")}</label>
+        <input id="name" name="name" type="text" required maxlength={100} />
+        <button type="submit">{t(l, "createKey")}</button>
+      </form>
+      {keys.length === 0 ? <p>{t(l, "noKeys")}</p> : (
+        <table>
+          <thead>
+            <tr>
+              <th>{t(l, "keyName")}</th>
+              <th>{t(l, "apiKeys")}</th>
+              <th>{t(l, "created")}</th>
+              <th>{t(l, "lastUsed")}</th>
+              <th>{t(l, "status")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr data-key-id={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.displayPrefix}…</code>
+                </td>
+                <td>{when(l, new Date(k.created_at))}</td>
+                <td>{k.last_used_at ? when(l, new Date(k.last_used_at)) : t(l, "never")}</td>
+                <td>
+                  {k.revoked_at ? t(l, "revoked") : (
+                    <form method="post" action="/konto/schluessel/widerrufen">
+                      <CsrfField token={csrf} />
+                      <input type="hidden" name="key_id" value={k.id} />
+                      <button type="submit">{t(l, "revoke")}</button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Layout>,
+  );
+}
+
+async function createKey(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const name = (f.name ?? "").trim();
+  if (name.length < 1 || name.length > 100) return keysPage(ctx, c, { error: "invalidForm" });
+  const created = await createApiKey(ctx.deps.db, session.userId, name);
+  return keysPage(ctx, c, { newKey: created.key });
+}
+
+async function revokeKey(ctx: Ctx, c: C) {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const done = await revokeApiKey(ctx.deps.db, session.userId, f.key_id ?? "");
+  return keysPage(ctx, c, done ? { notice: "keyRevoked" } : { error: "badRequest" });
+}
+
+function when(l: Lang, d: Date): string {
+  return d.toLocaleString(l === "en" ? "en-GB" : "de-DE", {
+    timeZone: "Europe/Berlin",
+    dateStyle: "medium",
+    timeStyle: "short",
+  });
+}
