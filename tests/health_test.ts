@@ -18,8 +18,8 @@ Deno.test({
       503,
       { status: "unavailable", database: "ok", kv: "unreachable" },
     ]);
-    await tdb.close();
     const t2 = await testApp(tdb.db);
+    await tdb.close();
     assert.deepEqual(await getJson(t2.app, "/healthz").then((r) => [r.status, r.body.database]), [
       503,
       "unreachable",

@@ -2,7 +2,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import postgres from "postgres";
 import { createApp } from "../app.ts";
-import { loadConfig } from "../config.ts";
+import { type Config, loadConfig } from "../config.ts";
+import { type Auth, createAuth } from "../auth/better_auth.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
@@ -11,6 +12,9 @@ import type { AppEnv } from "../routes/env.ts";
 
 /** The real Postgres server of the CI run, when one is configured. */
 export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
+
+/** The AUTH_SECRET of test apps (never used outside tests). */
+export const TEST_AUTH_SECRET = "test-only-secret-0123456789abcdefghijklmnopqrstuv";
 
 /** An isolated, migrated database and how to dispose of it. */
 export interface TestDb {
@@ -53,6 +57,10 @@ export interface TestApp {
   app: OpenAPIHono<AppEnv>;
   kv: Deno.Kv;
   logs: LogLine[];
+  /** The app's better-auth instance (to create accounts). */
+  auth: Auth;
+  /** The app's configuration. */
+  config: Config;
   /** Current test time in ms; move it with `advance`. */
   now(): number;
   advance(ms: number): void;
@@ -64,18 +72,24 @@ export async function testApp(
   env: Record<string, string> = {},
   kv?: Deno.Kv,
 ): Promise<TestApp> {
-  const config = loadConfig({ DATA_DIR: ":memory:", RATE_LIMIT: "off", ...env });
+  const config = loadConfig({
+    DATA_DIR: ":memory:",
+    RATE_LIMIT: "off",
+    AUTH_SECRET: TEST_AUTH_SECRET,
+    ...env,
+  });
   const store = kv ?? await Deno.openKv(":memory:");
   let t = Date.now();
   const logs: LogLine[] = [];
-  const app = createApp({
-    config,
-    db,
-    kv: store,
-    buckets: new TokenBuckets(store, () => t),
-    log: { log: (level, msg, fields) => logs.push({ level, msg, fields }) },
-  });
-  return { app, kv: store, logs, now: () => t, advance: (ms) => void (t += ms) };
+  const log = {
+    log: (level: LogLevel, msg: string, fields?: Record<string, unknown>) =>
+      logs.push({ level, msg, fields }),
+  };
+  const auth = createAuth({ config, db, log });
+  // better-auth's plugins write to the database while it initialises: finish that before the test may close it.
+  await auth.$context;
+  const app = createApp({ config, db, kv: store, buckets: new TokenBuckets(store, () => t), log, auth });
+  return { app, kv: store, logs, auth, config, now: () => t, advance: (ms) => void (t += ms) };
 }
 
 /** Sends a request to `app` as if it came from `ip` over a TCP connection. */
