@@ -20,8 +20,9 @@ export function csrfToken(c: Context<AppEnv>, secure: boolean): string {
 
 /** Whether a form POST carries the cookie's token and, when the browser sent one, our own Origin. */
 export function csrfOk(c: Context<AppEnv>, formToken: unknown, baseUrl: string): boolean {
+  // `Origin: null` (privacy settings, some referrer policies) is treated like a missing header: the token decides.
   const origin = c.req.header("origin");
-  if (origin && origin !== new URL(baseUrl).origin) return false;
+  if (origin && origin !== "null" && origin !== new URL(baseUrl).origin) return false;
   const cookie = getCookie(c, COOKIE);
   return typeof formToken === "string" && !!cookie && timingSafeEqual(cookie, formToken);
 }

@@ -33,7 +33,7 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
     if (c.res.headers.get("content-type")?.startsWith("text/html")) {
       c.res.headers.set("content-security-policy", CSP);
       c.res.headers.set("cache-control", "no-store");
-      c.res.headers.set("referrer-policy", "no-referrer");
+      c.res.headers.set("referrer-policy", "same-origin");
       c.res.headers.set("vary", "accept-language, cookie");
     }
   });
