@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import { timingSafeEqual } from "../auth/api_keys.ts";
 import type { AppEnv } from "../routes/env.ts";
 
 const COOKIE = "immo_csrf";
@@ -25,15 +26,6 @@ export function csrfOk(c: Context<AppEnv>, formToken: unknown, baseUrl: string):
   if (origin && origin !== "null" && origin !== new URL(baseUrl).origin) return false;
   const cookie = getCookie(c, COOKIE);
   return typeof formToken === "string" && !!cookie && timingSafeEqual(cookie, formToken);
-}
-
-/** Compares two strings in time that depends only on their lengths. */
-export function timingSafeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
 }
 
 function randomToken(): string {

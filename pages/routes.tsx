@@ -84,6 +84,21 @@ function queryOf(c: C): string {
   return new URL(c.req.url).search.slice(1);
 }
 
+/**
+ * The first step of every signed-in form POST: the form, its CSRF check, and the session. Returns the answer to
+ * send instead (403 page or redirect to sign-in) when one of them fails.
+ */
+async function signedInForm(
+  ctx: Ctx,
+  c: C,
+): Promise<{ f: Record<string, string>; userId: string } | Response> {
+  const f = await form(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  return { f, userId: session.userId };
+}
+
 function errorPage(_ctx: Ctx, c: C, key: TextKey, status: 400 | 403 | 404 | 429) {
   const l = lang(c);
   return c.html(
@@ -141,7 +156,7 @@ async function signIn(ctx: Ctx, c: C) {
   const next = typeof res.body?.url === "string" && res.body.redirect !== false
     ? res.body.url
     : "/konto/apps";
-  return c.redirect(safeRedirect(ctx, next), 303);
+  return c.redirect(absoluteRedirect(ctx, next), 303);
 }
 
 /** Sign-in throttle: 5 attempts at once, then one a minute, per e-mail address and per client address. */
@@ -153,8 +168,11 @@ async function signInAllowed(ctx: Ctx, c: C, email: string): Promise<boolean> {
   return await ctx.deps.buckets.take("signin", ip, { rate: RATE_RULES.signin.rate * 4, burst: 20 });
 }
 
-/** Only our own pages or a better-auth answer (authorization redirect to a registered client URI) are followed. */
-function safeRedirect(ctx: Ctx, url: string): string {
+/**
+ * The absolute form of the address better-auth answered with after sign-in (our consent page, or the client's
+ * registered redirect URI with a code); we pass no caller-chosen callback to it. Unparsable → connected apps.
+ */
+function absoluteRedirect(ctx: Ctx, url: string): string {
   try {
     const u = new URL(url, ctx.deps.config.baseUrl);
     return u.toString();
@@ -350,11 +368,10 @@ async function appsPage(ctx: Ctx, c: C, notice: TextKey | undefined) {
 }
 
 async function disconnect(ctx: Ctx, c: C) {
-  const f = await form(c);
-  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
-  const session = await sessionOf(ctx.auth, c);
-  if (!session) return c.redirect(LOGIN_PAGE, 303);
-  await disconnectApp(ctx.deps, session.userId, (f.client_id ?? "").slice(0, 200));
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
+  await disconnectApp(ctx.deps, userId, (f.client_id ?? "").slice(0, 200));
   return appsPage(ctx, c, "disconnected");
 }
 
@@ -421,22 +438,20 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
 }
 
 async function createKey(ctx: Ctx, c: C) {
-  const f = await form(c);
-  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
-  const session = await sessionOf(ctx.auth, c);
-  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
   const name = (f.name ?? "").trim();
   if (name.length < 1 || name.length > 100) return keysPage(ctx, c, { error: "invalidForm" });
-  const created = await createApiKey(ctx.deps.db, session.userId, name);
+  const created = await createApiKey(ctx.deps.db, userId, name);
   return keysPage(ctx, c, { newKey: created.key });
 }
 
 async function revokeKey(ctx: Ctx, c: C) {
-  const f = await form(c);
-  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
-  const session = await sessionOf(ctx.auth, c);
-  if (!session) return c.redirect(LOGIN_PAGE, 303);
-  const done = await revokeApiKey(ctx.deps.db, session.userId, f.key_id ?? "");
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
+  const done = await revokeApiKey(ctx.deps.db, userId, f.key_id ?? "");
   return keysPage(ctx, c, done ? { notice: "keyRevoked" } : { error: "badRequest" });
 }
 
