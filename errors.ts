@@ -9,8 +9,10 @@
 export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  invalid_arguments: 400,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

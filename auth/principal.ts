@@ -2,6 +2,7 @@
  * Who is calling the MCP endpoint: a person with one role and (for providers) one office, acting through an
  * OAuth connection or an API key. Built by `auth/mcp_auth.ts`; read by the MCP servers and their tools.
  */
+import { AppError } from "../errors.ts";
 
 /** The two rights of spec §5: `lesen` (provider server) and `suchen` (seeker server). */
 export type Right = "lesen" | "suchen";
@@ -31,4 +32,10 @@ export interface Principal {
   right: Right;
   /** The app or key the call came through. */
   origin: Origin;
+}
+
+/** The office a provider acts for; a caller without an active membership sees nothing (`not_found`). */
+export function officeOf(principal: Principal): string {
+  if (principal.right !== "lesen" || principal.officeId === null) throw new AppError("not_found");
+  return principal.officeId;
 }

@@ -182,6 +182,100 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
+/** An enquiry (`anfrage`) about one listing, from a seeker account or a named enquirer. */
+export interface InquiriesTable {
+  id: Generated<string>;
+  listing_id: string;
+  office_id: string;
+  quelle: "service" | "portal" | "email";
+  seeker_id: string | null;
+  name: string | null;
+  /** Lower-cased e-mail address of the enquirer. */
+  email: string;
+  phone: string | null;
+  status: ColumnType<
+    "open" | "answered" | "rejected" | "closed",
+    "open" | "answered" | "rejected" | "closed" | undefined,
+    "open" | "answered" | "rejected" | "closed"
+  >;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** One message (`nachricht`) of an enquiry's thread. */
+export interface InquiryMessagesTable {
+  id: Generated<string>;
+  inquiry_id: string;
+  sender: "seeker" | "provider";
+  author_id: string | null;
+  body: string;
+  created_at: GeneratedTimestamp;
+}
+
+/** A viewing slot (`termin`) a provider offers on a listing. */
+export interface ViewingSlotsTable {
+  id: Generated<string>;
+  listing_id: string;
+  office_id: string;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  places: number;
+  status: ColumnType<"open" | "cancelled", "open" | "cancelled" | undefined, "open" | "cancelled">;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** A seeker's booking of a slot for an enquiry. */
+export interface ViewingBookingsTable {
+  id: Generated<string>;
+  slot_id: string;
+  inquiry_id: string;
+  status: ColumnType<"booked" | "cancelled", "booked" | "cancelled" | undefined, "booked" | "cancelled">;
+  created_at: GeneratedTimestamp;
+  cancelled_at: Timestamp | null;
+}
+
+/** A viewing.upcoming reminder already written for a slot, window and start time. */
+export interface ViewingRemindersTable {
+  slot_id: string;
+  fenster: "24h" | "1h";
+  starts_at: Timestamp;
+  created_at: GeneratedTimestamp;
+}
+
+/** A seeker's saved search: the catalogue's filters and when it last ran. */
+export interface SavedSearchesTable {
+  id: Generated<string>;
+  seeker_id: string;
+  name: string | null;
+  /** The filters as JSON (written as JSON text). */
+  filters: ColumnType<unknown, string, string>;
+  last_run_at: GeneratedTimestamp;
+  created_at: GeneratedTimestamp;
+}
+
+/** A listing a saved search found in one of its runs. */
+export interface SavedSearchMatchesTable {
+  saved_search_id: string;
+  listing_id: string;
+  found_at: GeneratedTimestamp;
+}
+
+/** An event waiting for delivery (or delivered): name, data, owner and the app that caused it. */
+export interface EventOutboxTable {
+  id: Generated<string>;
+  server: "anbieter" | "suche";
+  name: string;
+  /** The event's data (written as JSON text). */
+  data: ColumnType<unknown, string, string>;
+  owner_office_id: string | null;
+  owner_user_id: string | null;
+  origin_client_id: string | null;
+  origin_api_key_id: string | null;
+  created_at: GeneratedTimestamp;
+  dispatched_at: Timestamp | null;
+}
+
 /** Applied migrations. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -205,4 +299,12 @@ export interface Database {
   oauthRefreshToken: OauthRefreshTokenTable;
   oauthAccessToken: OauthAccessTokenTable;
   api_keys: ApiKeysTable;
+  inquiries: InquiriesTable;
+  inquiry_messages: InquiryMessagesTable;
+  viewing_slots: ViewingSlotsTable;
+  viewing_bookings: ViewingBookingsTable;
+  viewing_reminders: ViewingRemindersTable;
+  saved_searches: SavedSearchesTable;
+  saved_search_matches: SavedSearchMatchesTable;
+  event_outbox: EventOutboxTable;
 }

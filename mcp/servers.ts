@@ -6,6 +6,12 @@ import { McpServer } from "@modelcontextprotocol/server";
 import type { Right } from "../auth/principal.ts";
 import type { AppDeps } from "../routes/env.ts";
 import { registerGetProperty } from "./tools/get_property.ts";
+import { registerSeekerCatalogueTools } from "./tools/catalogue.ts";
+import { registerProviderInquiryTools, registerSeekerInquiryTools } from "./tools/inquiries.ts";
+import { registerSavedSearchTools } from "./tools/saved_searches.ts";
+import { registerProviderStockTools } from "./tools/stock.ts";
+import { codedError } from "./tools/tool_error.ts";
+import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
 
 /** Version reported in `serverInfo` (the service's interface version, spec §9). */
 export const MCP_SERVER_VERSION = "2026.09";
@@ -39,7 +45,11 @@ export function createProviderServer(deps: AppDeps): McpServer {
     { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
     { instructions: PROVIDER_INSTRUCTIONS },
   );
-  registerGetProperty(server, deps);
+  codedToolErrors(server);
+  registerGetProperty(server, deps); // replaced by the provider's own get_property in tools/stock.ts
+  registerProviderStockTools(server, deps);
+  registerProviderInquiryTools(server, deps);
+  registerProviderViewingTools(server, deps);
   return server;
 }
 
@@ -49,8 +59,26 @@ export function createSeekerServer(deps: AppDeps): McpServer {
     { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
     { instructions: SEEKER_INSTRUCTIONS },
   );
+  codedToolErrors(server);
   registerGetProperty(server, deps);
+  registerSeekerCatalogueTools(server, deps);
+  registerSeekerInquiryTools(server, deps);
+  registerSeekerViewingTools(server, deps);
+  registerSavedSearchTools(server, deps);
   return server;
+}
+
+/**
+ * Makes the SDK's own tool errors (arguments that fail the input schema, an unknown tool) carry a snake_case code
+ * like every domain error: `{"error": "invalid_arguments"}` plus the validation message as a hint.
+ */
+function codedToolErrors(server: McpServer): void {
+  // A private method in the SDK's types; it is the one place every SDK-side tool failure passes through.
+  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (message) =>
+    codedError(
+      /Invalid arguments|Input validation/i.test(message) ? "invalid_arguments" : "internal_error",
+      message.slice(0, 2000),
+    );
 }
 
 /** The server factory that answers callers holding `right`. */

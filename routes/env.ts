@@ -14,6 +14,13 @@ export interface AppDeps {
   log: Logger;
   /** The better-auth instance; built by `createApp` when absent (tests pass theirs to create accounts). */
   auth?: Auth;
+  /** The clock of domain rules (limits, reminders, saved-search runs) in ms since the epoch; tests move it. */
+  clock?: () => number;
+}
+
+/** The current time of `deps`' clock (the system clock unless a test set one). */
+export function nowOf(deps: Pick<AppDeps, "clock">): Date {
+  return new Date(deps.clock ? deps.clock() : Date.now());
 }
 
 /** Hono's environment type of this app. */

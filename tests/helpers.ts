@@ -88,7 +88,15 @@ export async function testApp(
   const auth = createAuth({ config, db, log });
   // better-auth's plugins write to the database while it initialises: finish that before the test may close it.
   await auth.$context;
-  const app = createApp({ config, db, kv: store, buckets: new TokenBuckets(store, () => t), log, auth });
+  const app = createApp({
+    config,
+    db,
+    kv: store,
+    buckets: new TokenBuckets(store, () => t),
+    log,
+    auth,
+    clock: () => t,
+  });
   return { app, kv: store, logs, auth, config, now: () => t, advance: (ms) => void (t += ms) };
 }
 

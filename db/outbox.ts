@@ -1,0 +1,62 @@
+/** SQL of the event outbox (DESIGN §5): rows are written inside the transaction of the action that triggers them. */
+import { type Kysely, sql } from "kysely";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+
+/** An outbox row to write. */
+export interface NewOutboxRow {
+  server: "anbieter" | "suche";
+  name: string;
+  data: Record<string, unknown>;
+  ownerOfficeId: string | null;
+  ownerUserId: string | null;
+  originClientId: string | null;
+  originApiKeyId: string | null;
+  /** Creation time (the domain's clock). */
+  at: Date;
+}
+
+/** An outbox row as read back. */
+export interface OutboxRow extends Omit<NewOutboxRow, "at"> {
+  id: string;
+  createdAt: Date;
+  dispatchedAt: Date | null;
+}
+
+/** Writes one outbox row with `q` (a transaction of the triggering action); returns its id. */
+export async function insertOutboxRow(q: Kysely<Database>, row: NewOutboxRow): Promise<string> {
+  const r = await q.insertInto("event_outbox").values({
+    server: row.server,
+    name: row.name,
+    data: sql<string>`${JSON.stringify(row.data)}::text::jsonb`,
+    owner_office_id: row.ownerOfficeId,
+    owner_user_id: row.ownerUserId,
+    origin_client_id: row.originClientId,
+    origin_api_key_id: row.originApiKeyId,
+    created_at: row.at,
+  }).returning("id").executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The newest outbox rows first (at most `limit`), optionally only those not yet dispatched. */
+export async function listOutbox(
+  db: Db,
+  opts: { limit: number; pendingOnly?: boolean; name?: string },
+): Promise<OutboxRow[]> {
+  let q = db.kysely.selectFrom("event_outbox").selectAll();
+  if (opts.pendingOnly) q = q.where("dispatched_at", "is", null);
+  if (opts.name) q = q.where("name", "=", opts.name);
+  const rows = await q.orderBy("created_at", "desc").orderBy("id", "desc").limit(opts.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    server: r.server,
+    name: r.name,
+    data: (typeof r.data === "string" ? JSON.parse(r.data) : r.data) as Record<string, unknown>,
+    ownerOfficeId: r.owner_office_id,
+    ownerUserId: r.owner_user_id,
+    originClientId: r.origin_client_id,
+    originApiKeyId: r.origin_api_key_id,
+    createdAt: new Date(r.created_at),
+    dispatchedAt: r.dispatched_at ? new Date(r.dispatched_at) : null,
+  }));
+}
