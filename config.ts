@@ -10,6 +10,18 @@ const flag = z
   .enum(["", "0", "1", "true", "false", "yes", "no", "on", "off"])
   .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
 
+/** `addr@host` or `Display Name <addr@host>`, on one line. */
+const MAILBOX = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+/** Whether `url` parses as a URL with a host (never echoes the value: it may hold a password). */
+function hasHost(url: string): boolean {
+  try {
+    return new URL(url).hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   BASE_URL: z.url().optional(),
@@ -19,7 +31,10 @@ const schema = z.object({
   KV_PATH: z.string().min(1).optional(),
   TRUST_PROXY: flag.default(false),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://").optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .refine(hasHost, "must name a host, as in smtp://user:password@host:587").optional(),
+  SMTP_FROM: z.string().max(300).regex(MAILBOX, "must be an address like noreply@example.org or Name <addr>")
+    .optional(),
   RATE_LIMIT: flag.default(true),
   SEED_SAMPLE_DATA: flag.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -44,6 +59,8 @@ export interface Config {
   authSecret: string | undefined;
   /** Outgoing mail server; `undefined` writes mails to the outbox table and the log. */
   smtpUrl: string | undefined;
+  /** Sender of outgoing mail (From header and envelope); default `noreply@<host of BASE_URL>`. */
+  smtpFrom: string;
   /** Whether the token buckets of spec §8 are enforced (off only for benchmark comparisons). */
   rateLimit: boolean;
   /** Whether `task start` seeds the sample catalogue into an empty database. */
@@ -68,16 +85,18 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const v = parsed.data;
+  const baseUrl = (v.BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, "");
   const kvDefault = v.DATA_DIR === ":memory:" ? ":memory:" : `${v.DATA_DIR}/kv.sqlite3`;
   return {
     port: v.PORT,
-    baseUrl: (v.BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ""),
+    baseUrl,
     databaseUrl: v.DATABASE_URL,
     dataDir: v.DATA_DIR,
     kvPath: v.KV_PATH ?? (v.DENO_DEPLOYMENT_ID ? undefined : kvDefault),
     trustProxy: v.TRUST_PROXY,
     authSecret: v.AUTH_SECRET,
     smtpUrl: v.SMTP_URL,
+    smtpFrom: v.SMTP_FROM ?? `noreply@${new URL(baseUrl).hostname}`,
     rateLimit: v.RATE_LIMIT,
     seedSampleData: v.SEED_SAMPLE_DATA,
     logLevel: v.LOG_LEVEL,

@@ -48,3 +48,25 @@ Deno.test("invalid values stop the start with a message naming each variable", (
     },
   );
 });
+
+Deno.test("mail sender: SMTP_FROM, else noreply@ the host of BASE_URL; SMTP_URL must name a host", () => {
+  assert.equal(loadConfig({}).smtpFrom, "noreply@localhost");
+  assert.equal(loadConfig({ BASE_URL: "https://immo.example:8443/" }).smtpFrom, "noreply@immo.example");
+  assert.equal(
+    loadConfig({ SMTP_FROM: "Immo Service <post@immo.example>" }).smtpFrom,
+    "Immo Service <post@immo.example>",
+  );
+  assert.equal(
+    loadConfig({ SMTP_URL: "smtps://u:p%40w@mail.example:465" }).smtpUrl,
+    "smtps://u:p%40w@mail.example:465",
+  );
+  for (
+    const env of [{ SMTP_FROM: "not an address" }, { SMTP_FROM: "a@b\r\nBcc: c@d" }, { SMTP_URL: "smtp://" }]
+  ) {
+    assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && /SMTP_/.test(e.message));
+  }
+  assert.throws(
+    () => loadConfig({ SMTP_URL: "smtp://user:geheim-pass@" }),
+    (e: unknown) => e instanceof ConfigError && /SMTP_URL/.test(e.message) && !e.message.includes("geheim"),
+  );
+});
