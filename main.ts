@@ -14,6 +14,7 @@ import { TokenBuckets } from "./db/token_bucket.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
 import { createAuth } from "./auth/better_auth.ts";
+import { startBackground } from "./background.ts";
 
 async function main(): Promise<void> {
   const config = (() => {
@@ -61,7 +62,9 @@ async function main(): Promise<void> {
   const kv = await openKv(config.kvPath);
   const auth = createAuth({ config, db, log });
   await auth.$context; // plugin initialisation (seeds the MCP resource row) fails here, not on a first request
-  const app = createApp({ config, db, kv, buckets: new TokenBuckets(kv), log, auth });
+  const deps = { config, db, kv, buckets: new TokenBuckets(kv), log, auth };
+  const app = createApp(deps);
+  startBackground(deps);
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>

@@ -31,6 +31,12 @@ export function serviceEnv(vars: Record<string, string>): Record<string, string>
   return { ...env, NO_COLOR: "1", ...vars };
 }
 
+/** 48 random bytes as base64url: an AUTH_SECRET for one child service. */
+export function randomSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(48));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
 /** Polls `url` until it answers 2xx; fails early when the child exits, and after `timeoutMs`. */
 export async function waitHealthy(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -87,6 +93,8 @@ export async function startService(o: ServiceOptions): Promise<{ child: Child; b
         DATA_DIR: `${o.workdir}/data-${o.label}`,
         KV_PATH: o.kv === "memory" ? ":memory:" : `${o.workdir}/data-${o.label}/kv.sqlite3`,
         SEED_SAMPLE_DATA: "0",
+        // main.ts requires a secret with DATABASE_URL; a random one per child (sessions are not benchmarked)
+        AUTH_SECRET: randomSecret(),
       }),
     },
   );

@@ -89,8 +89,9 @@ export function parseWrk(raw: string): WrkResult {
   return {
     requests: Number(num(/(\d+) requests in /, "request count")),
     rps: Number(num(/Requests\/sec:\s+([0-9.]+)/, "Requests/sec")),
-    p50Ms: parseDuration(num(/^\s+50%\s+(\S+)$/m, "50% latency")),
-    p99Ms: parseDuration(num(/^\s+99%\s+(\S+)$/m, "99% latency")),
+    // wrk pads some durations with a trailing space (`1.17s `)
+    p50Ms: parseDuration(num(/^\s+50%\s+(\S+)[ \t]*$/m, "50% latency")),
+    p99Ms: parseDuration(num(/^\s+99%\s+(\S+)[ \t]*$/m, "99% latency")),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(raw)?.[1] ?? 0),
     socketErrors: socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
     raw,

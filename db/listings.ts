@@ -4,7 +4,8 @@ import type { Listing, ListingFilter } from "../catalogue/listing.ts";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
 
-const PUBLIC_COLUMNS = [
+/** The public columns of spec 2.1 (numerics cast to float8 so both drivers answer numbers). */
+export const PUBLIC_COLUMNS = [
   "id",
   "title",
   "city",
@@ -19,7 +20,8 @@ const PUBLIC_COLUMNS = [
   "beispiel",
 ] as const;
 
-function filterWhere(f: ListingFilter) {
+/** The WHERE clause of the catalogue search: published rows matching every given filter of `f` (paging ignored). */
+export function filterWhere(f: ListingFilter) {
   return (eb: ExpressionBuilder<Database, "listings">) => {
     // A literal, not a parameter: a reused (generic) plan can then use the partial indexes on published rows.
     const and = [eb("status", "=", sql.lit("published"))];

@@ -22,12 +22,21 @@ export const PROVIDER_SERVER_NAME = "immobilien-anbieter";
 export const SEEKER_SERVER_NAME = "immobilien-suche";
 
 const PROVIDER_INSTRUCTIONS = [
-  "Immobilien-Anbieter: Server für Makler und Anbieter, die Objekte in diesen Dienst eingestellt haben. " +
-  "Mit get_property rufen Sie ein veröffentlichtes Objekt mit seinen öffentlichen Feldern ab. " +
-  "Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten Angebote.",
-  "Property providers: server for agents and providers who entered listings into this service. " +
-  "get_property returns one published listing with its public fields. Listings with beispiel = true are " +
-  "invented samples, not real offers.",
+  "Immobilien-Anbieter: Server für Makler und Anbieter, die Objekte in diesen Dienst eingestellt haben. Sie " +
+  "sehen nur den Bestand, die Anfragen und die Besichtigungen Ihres eigenen Büros. Bestand: list_properties " +
+  "listet Ihre Objekte in jedem Status (Entwurf, veröffentlicht, zurückgezogen), get_property liefert ein Objekt " +
+  "mit allen Feldern samt Referenz, Beschreibung und Kontakt, create_property legt einen Entwurf an, " +
+  "update_property ändert Felder, publish_property veröffentlicht ein Objekt im öffentlichen Katalog, " +
+  "withdraw_property zieht es sofort zurück. Anbietername und Kontakt erscheinen nie öffentlich. Mit den " +
+  "Werkzeugen für Anfragen und Besichtigungen beantworten Sie Anfragen zu Ihren Objekten und verwalten " +
+  "Besichtigungstermine. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten Angebote.",
+  "Property providers: server for agents and providers who entered listings into this service. You see only " +
+  "your own office's stock, enquiries and viewings. Stock: list_properties lists your listings in every status " +
+  "(draft, published, withdrawn), get_property returns one listing with every field including reference, " +
+  "description and contact, create_property creates a draft, update_property changes fields, publish_property " +
+  "publishes a listing in the public catalogue, withdraw_property withdraws it at once. Provider name and " +
+  "contact are never public. The enquiry and viewing tools answer enquiries about your listings and manage " +
+  "viewing appointments. Listings with beispiel = true are invented samples, not real offers.",
 ].join("\n\n");
 
 const SEEKER_INSTRUCTIONS = [
@@ -46,7 +55,6 @@ export function createProviderServer(deps: AppDeps): McpServer {
     { instructions: PROVIDER_INSTRUCTIONS },
   );
   codedToolErrors(server);
-  registerGetProperty(server, deps); // replaced by the provider's own get_property in tools/stock.ts
   registerProviderStockTools(server, deps);
   registerProviderInquiryTools(server, deps);
   registerProviderViewingTools(server, deps);

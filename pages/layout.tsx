@@ -7,7 +7,13 @@ body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0
 nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ccc;padding-bottom:.5rem;margin-bottom:1.5rem}
 nav .brand{font-weight:700;margin-right:auto}
 label{display:block;margin:.75rem 0 .25rem}
-input[type=email],input[type=password],input[type=text]{width:100%;padding:.5rem;box-sizing:border-box}
+input[type=email],input[type=password],input[type=text],input[type=tel],select,textarea{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:0 1rem}
+.card{border:1px solid #ddd;padding:.75rem 1rem;margin:.75rem 0}.card h2{font-size:1.1rem;margin:0 0 .25rem}
+.badge{display:inline-block;background:#fff7e0;border:1px solid #b7791f;padding:0 .4rem;font-size:.85rem;margin-left:.5rem}
+nav{flex-wrap:wrap}nav a{white-space:nowrap}nav.pager{border-bottom:0;padding:0;margin:1rem 0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+.msg{border-left:3px solid #ccc;padding:.25rem .75rem;margin:.75rem 0;white-space:pre-wrap}.msg.provider{border-color:#2f855a}
 button{padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
 .error{background:#fde8e8;border:1px solid #c53030;padding:.75rem}
 .notice{background:#e6f4ea;border:1px solid #2f855a;padding:.75rem}
@@ -39,9 +45,11 @@ export function Layout(p: LayoutProps) {
       <body>
         <nav>
           <span class="brand">{t(p.lang, "siteName")}</span>
+          <a href="/objekte">{t(p.lang, "listings")}</a>
           {p.signedIn
             ? (
               <>
+                <a href="/konto/anfragen">{t(p.lang, "myEnquiries")}</a>
                 <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
                 <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>
                 <form class="inline" method="post" action="/abmelden">

@@ -18,6 +18,8 @@ import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, langOf, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
+import { inquiryPageRoutes } from "./inquiry_pages.tsx";
+import { listingPageRoutes } from "./listing_pages.tsx";
 
 type C = Context<AppEnv>;
 
@@ -51,6 +53,8 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   app.get("/konto/schluessel", (c) => keysPage(ctx, c, {}));
   app.post("/konto/schluessel", (c) => createKey(ctx, c));
   app.post("/konto/schluessel/widerrufen", (c) => revokeKey(ctx, c));
+  app.route("/", listingPageRoutes(ctx));
+  app.route("/", inquiryPageRoutes(ctx));
   return app;
 }
 

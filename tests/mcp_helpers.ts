@@ -174,3 +174,39 @@ export function initializeRequest(version: string, id = 1): unknown {
     },
   };
 }
+
+/** The tools of the provider server named by the issue, sorted. */
+export const PROVIDER_TOOLS = [
+  "cancel_viewing_slot",
+  "create_property",
+  "create_viewing_slots",
+  "get_inquiry",
+  "get_property",
+  "list_inquiries",
+  "list_properties",
+  "list_viewings",
+  "move_viewing_slot",
+  "publish_property",
+  "reject_inquiry",
+  "reply_to_inquiry",
+  "update_property",
+  "withdraw_property",
+];
+
+/** The tools of the seeker server named by the issue, sorted. */
+export const SEEKER_TOOLS = [
+  "book_viewing",
+  "cancel_viewing",
+  "create_saved_search",
+  "delete_saved_search",
+  "get_inquiry",
+  "get_location_baseline",
+  "get_property",
+  "get_saved_search_matches",
+  "list_inquiries",
+  "list_saved_searches",
+  "list_viewing_slots",
+  "search_properties",
+  "send_inquiry",
+  "send_message",
+];

@@ -1,6 +1,149 @@
-/** MCP tools: catalogue (being written). */
+/**
+ * MCP tools of the seeker server over the public catalogue and valuation: `search_properties` (spec 4.1) and
+ * `get_location_baseline` (spec 4.3). They answer exactly what the REST endpoints answer for the same query.
+ *
+ * Errors: a field out of bounds, of the wrong type or unknown answers `invalid_arguments` (the input schema); the
+ * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/search.ts`).
+ */
 import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { type Listing, type Page, pageSchema, PROPERTY_TYPES } from "../../catalogue/listing.ts";
+import { searchListings } from "../../catalogue/search.ts";
 import type { AppDeps } from "../../routes/env.ts";
+import { filterFields, pagingFields } from "../../searches/filters.ts";
+import { type BaselineResult, locationBaseline } from "../../valuation/baseline.ts";
+import { addTool, READ_ONLY } from "./define.ts";
 
-/** Registers the catalogue tools. */
-export function registerSeekerCatalogueTools(_server: McpServer, _deps: AppDeps): void {}
+const TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
+  apartment: "Wohnung",
+  house: "Haus",
+  land: "Grundstück",
+  commercial: "Gewerbeobjekt",
+};
+const euro = new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR", maximumFractionDigits: 0 });
+const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
+
+/** One German line for a public listing: title, kind, place, facts and id. */
+export function listingLine(l: Listing): string {
+  const kind = l.property_type ? TYPE_DE[l.property_type] : "Objekt";
+  const deal = l.transaction_type === "buy" ? " zum Kauf" : l.transaction_type === "rent" ? " zur Miete" : "";
+  const place = [l.postal_code, l.city].filter(Boolean).join(" ");
+  const facts = [
+    l.asked_price !== null
+      ? `${euro.format(l.asked_price)}${l.transaction_type === "rent" ? " kalt/Monat" : ""}`
+      : null,
+    l.total_rooms !== null ? `${num.format(l.total_rooms)} Zi.` : null,
+    l.square_meters !== null ? `${num.format(l.square_meters)} m²` : null,
+  ].filter((f): f is string => f !== null);
+  const head = l.title ? `${l.title}: ` : "";
+  const sample = l.beispiel ? " [Beispielobjekt, kein echtes Angebot]" : "";
+  return `- ${head}${kind}${deal}${place ? ` in ${place}` : ""}${
+    facts.length ? `, ${facts.join(", ")}` : ""
+  }` +
+    `${sample} (ID ${l.id})`;
+}
+
+/** A German summary of a page ("N Objekte gefunden, Seite p von q.") plus one line per listing. */
+export function pageText(
+  p: Pick<Page, "items" | "total" | "page" | "page_size">,
+  what = "Objekte gefunden",
+): string {
+  const pages = Math.max(1, Math.ceil(p.total / p.page_size));
+  const head = `${p.total} ${what}, Seite ${p.page} von ${pages} (${p.page_size} je Seite).`;
+  if (p.items.length === 0) return p.total === 0 ? `${head} Keine Treffer.` : `${head} Diese Seite ist leer.`;
+  return [head, ...p.items.map(listingLine)].join("\n");
+}
+
+const searchInput = z.strictObject({ ...pagingFields, ...filterFields });
+
+const baselineInput = z.strictObject({
+  plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().describe(
+    "Postleitzahl (five digits).",
+  ),
+  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
+    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters").optional()
+    .describe("Ort/City, e.g. Potsdam."),
+  lat: z.number().min(-90).max(90).optional().describe("Latitude (WGS84)."),
+  lng: z.number().min(-180).max(180).optional().describe("Longitude (WGS84)."),
+  property_type: z.enum(PROPERTY_TYPES).optional().describe("apartment, house, land or commercial."),
+  art: z.enum(["kauf", "miete"]).default("kauf").describe("kauf (purchase) or miete (rent); default kauf."),
+});
+
+const baselineOutput = z.object({
+  base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
+  source: z.enum(["bodenrichtwert", "comparables", "none"]),
+  region_label: z.string().nullable(),
+  brw: z.number().nullable().describe("Official land value in euro per m² of land."),
+  gfz: z.number().nullable().describe("Floor-area ratio of the zone."),
+  stichtag: z.string().nullable().describe("Reference date of the land value (YYYY-MM-DD)."),
+});
+
+/** A German sentence saying the baseline value and where it comes from. */
+export function baselineText(r: BaselineResult): string {
+  const region = r.region_label ? ` – ${r.region_label}` : "";
+  const value = r.base_eur_sqm === null ? "" : `${num.format(r.base_eur_sqm)} €/m²`;
+  if (r.source === "bodenrichtwert") {
+    const facts = [
+      r.stichtag ? `Stichtag ${r.stichtag}` : null,
+      r.gfz !== null ? `GFZ ${num.format(r.gfz)}` : null,
+    ]
+      .filter((f): f is string => f !== null);
+    return `Richtwert ${value}${region}. Quelle: amtlicher Bodenrichtwert der Gutachterausschüsse ` +
+      `(€ je m² Grundstücksfläche)${facts.length ? `, ${facts.join(", ")}` : ""}.`;
+  }
+  if (r.source === "comparables") {
+    return `Richtwert ${value}${region}. Quelle: getrimmter Median vergleichbarer Objekte aus dem eigenen ` +
+      "Bestand dieses Dienstes.";
+  }
+  return `Kein Richtwert verfügbar (Quelle: keine)${region}.`;
+}
+
+/** Registers `search_properties` and `get_location_baseline` on the seeker server. */
+export function registerSeekerCatalogueTools(server: McpServer, deps: AppDeps): void {
+  addTool(server, deps, {
+    name: "search_properties",
+    title: "Objekte suchen / Search listings",
+    description: [
+      "Durchsucht den öffentlichen Katalog dieses Dienstes (nur Objekte, die Anbieter selbst eingestellt haben), " +
+      "neueste zuerst. Alle Filter sind optional und werden mit UND verknüpft; city ignoriert Groß-/Kleinschreibung " +
+      "und Umlaut-Schreibweise. Liefert eine Seite {items, total, page, page_size}; total ist exakt. Einzelheiten " +
+      "eines Objekts mit get_property.",
+      "Searches the public catalogue of this service (only listings providers entered themselves), newest first " +
+      "(publication time, then id). Every filter is optional; they combine with AND. Same filters, bounds and " +
+      "answer as GET /api/public/properties: page >= 1 (default 1), page_size 1–60 (default 24), city, " +
+      "transaction_type (buy|rent), property_type (apartment|house|land|commercial), min_price, max_price, " +
+      "min_rooms, min_sqm (>= 0). Returns {items, total, page, page_size}; pages past the last one have empty items. " +
+      "Errors: a value out of bounds or an unknown field → invalid_arguments; min_price > max_price → " +
+      "invalid_request. Listings with beispiel = true are invented samples.",
+    ].join("\n\n"),
+    input: searchInput,
+    output: pageSchema,
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const page = await searchListings(deps.db, args);
+    return { data: page, text: pageText(page) };
+  });
+
+  addTool(server, deps, {
+    name: "get_location_baseline",
+    title: "Bodenwert-Richtwert / Location baseline",
+    description: [
+      "Liefert einen Richtwert in Euro je m² für einen Ort (PLZ, Ort oder Koordinaten) und woher er stammt: " +
+      "amtlicher Bodenrichtwert, Vergleichsobjekte aus dem eigenen Bestand oder keine Grundlage.",
+      "Returns a euro-per-m² guide value for a place and its source, exactly like POST " +
+      "/api/public/valuation/location-baseline: {base_eur_sqm, source (bodenrichtwert|comparables|none), " +
+      "region_label, brw, gfz, stichtag}. No field is required; naming no place answers source none. Coordinates " +
+      "inside Germany win over plz/city. Order: states that do not release land values (Baden-Württemberg, " +
+      "Saarland, Schleswig-Holstein, Bayern) → none; official land value (art kauf only; euro per m² of land); " +
+      "trimmed median of the service's own published comparable listings; otherwise none (base_eur_sqm null). " +
+      "Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
+      "unknown property_type or field → invalid_arguments.",
+    ].join("\n\n"),
+    input: baselineInput,
+    output: baselineOutput,
+    annotations: READ_ONLY,
+  }, async (args) => {
+    const result = await locationBaseline(deps.db, args);
+    return { data: result, text: baselineText(result) };
+  });
+}

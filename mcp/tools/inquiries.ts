@@ -1,9 +1,295 @@
-/** MCP tools: inquiries (being written). */
+/**
+ * MCP tools of enquiries (`anfrage`) and their messages, thin adapters over `inquiries/inquiries.ts`.
+ * Seeker server: send_inquiry, list_inquiries, get_inquiry, send_message. Provider server: list_inquiries,
+ * get_inquiry, reply_to_inquiry, reject_inquiry.
+ */
 import type { McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { officeOf, type Principal } from "../../auth/principal.ts";
+import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
+import { originOf } from "../../events/outbox.ts";
+import {
+  getOfficeInquiry,
+  getSeekerInquiry,
+  type InquirySummary,
+  type InquiryThread,
+  listOfficeInquiries,
+  listSeekerInquiries,
+  MESSAGE_MAX,
+  PHONE_MAX,
+  rejectInquiry,
+  replyToInquiry,
+  seekerEnquirer,
+  sendInquiry,
+  sendSeekerMessage,
+} from "../../inquiries/inquiries.ts";
 import type { AppDeps } from "../../routes/env.ts";
+import { ADDS, addTool, READ_ONLY } from "./define.ts";
 
-/** Registers the inquiries tools. */
-export function registerSeekerInquiryTools(_server: McpServer, _deps: AppDeps): void {}
+const STATUSES = ["open", "answered", "rejected", "closed"] as const;
+const QUELLEN = ["service", "portal", "email"] as const;
 
-/** Registers the inquiries tools. */
-export function registerProviderInquiryTools(_server: McpServer, _deps: AppDeps): void {}
+const STATUS_DE: Record<(typeof STATUSES)[number], string> = {
+  open: "offen",
+  answered: "beantwortet",
+  rejected: "abgelehnt",
+  closed: "geschlossen",
+};
+
+const idArg = (what: string) => z.string().max(100).describe(`${what} (UUID).`);
+const messageArg = z.string().min(1).max(MESSAGE_MAX).describe(
+  "Nachrichtentext / message text (1–10000 characters).",
+);
+const paging = {
+  page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Seite ab 1 / page, from 1."),
+  page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT)
+    .describe("Einträge je Seite (1–60, Standard 24) / items per page."),
+};
+
+const summarySchema = z.object({
+  id: z.string().describe("Enquiry id (anfrage_id)."),
+  listing_id: z.string(),
+  listing_title: z.string().nullable(),
+  status: z.enum(STATUSES),
+  quelle: z.enum(QUELLEN),
+  created_at: z.string().describe("ISO 8601."),
+  updated_at: z.string().describe("ISO 8601."),
+  message_count: z.number().int(),
+  last_message_at: z.string().describe("ISO 8601."),
+});
+
+const threadSchema = summarySchema.extend({
+  name: z.string().nullable().describe("Name of the enquirer."),
+  email: z.string().describe("E-mail address of the enquirer."),
+  phone: z.string().nullable().describe("Phone number of the enquirer."),
+  messages: z.array(z.object({
+    id: z.string().describe("Message id (nachricht_id)."),
+    sender: z.enum(["seeker", "provider"]),
+    body: z.string(),
+    created_at: z.string().describe("ISO 8601."),
+  })).describe("Every message of the thread, oldest first."),
+});
+
+const listSchema = z.object({
+  items: z.array(summarySchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+const messageResult = z.object({
+  inquiry_id: z.string(),
+  message_id: z.string(),
+  status: z.enum(STATUSES).describe("Status of the enquiry afterwards."),
+});
+
+/** A short German line for one enquiry of a list. */
+function summaryLine(s: InquirySummary): string {
+  const title = s.listing_title ? `„${s.listing_title}“` : s.listing_id;
+  return `- ${title}: ${
+    STATUS_DE[s.status]
+  }, ${s.message_count} Nachricht(en), zuletzt ${s.last_message_at}` +
+    ` (ID ${s.id})`;
+}
+
+/** A short German text of a list page. */
+function listText(r: { items: InquirySummary[]; total: number; page: number }): string {
+  if (r.items.length === 0) return r.total === 0 ? "Keine Anfragen." : `Keine Anfragen auf Seite ${r.page}.`;
+  return [`${r.total} Anfrage(n), Seite ${r.page}:`, ...r.items.map(summaryLine)].join("\n");
+}
+
+/** A short German text of a whole thread. */
+function threadText(t: InquiryThread, withContact: boolean): string {
+  const head = `Anfrage ${t.id} zu ${t.listing_title ? `„${t.listing_title}“` : t.listing_id}: ` +
+    `${STATUS_DE[t.status]}.`;
+  const contact = withContact ? [`Von: ${[t.name, t.email, t.phone].filter(Boolean).join(", ")}`] : [];
+  const lines = t.messages.map((m) =>
+    `[${m.created_at}] ${m.sender === "seeker" ? "Suchende(r)" : "Anbieter"}: ${m.body}`
+  );
+  return [head, ...contact, ...lines].join("\n");
+}
+
+/** The seeker account of a seeker-server call. */
+function seekerOf(principal: Principal): string {
+  return principal.userId;
+}
+
+/** Registers the seeker server's enquiry tools: send_inquiry, list_inquiries, get_inquiry, send_message. */
+export function registerSeekerInquiryTools(server: McpServer, deps: AppDeps): void {
+  addTool(server, deps, {
+    name: "send_inquiry",
+    title: "Anfrage senden / Send enquiry",
+    description:
+      "Sendet eine Anfrage zu einem veröffentlichten Objekt an den Anbieter, mit Name und E-Mail Ihres " +
+      "Kontos (Telefon optional). Grenzen: 5 Anfragen je Person in 10 Minuten, 5 je E-Mail in 24 Stunden, 30 je " +
+      "Objekt in einer Stunde; darüber rate_limited und nichts wird gesendet. Liefert die Anfrage-ID. " +
+      "Sends an enquiry about a published listing to its provider with your account's name and e-mail (phone " +
+      "optional). Limits: 5 per person in 10 minutes, 5 per e-mail in 24 hours, 30 per listing per hour; beyond " +
+      "them rate_limited and nothing is sent. Returns the enquiry id; follow it with get_inquiry.",
+    input: z.object({
+      listing_id: idArg("Objekt-ID / listing id"),
+      message: messageArg,
+      phone: z.string().max(PHONE_MAX).optional().describe("Telefonnummer / phone number (optional)."),
+    }),
+    output: z.object({ inquiry_id: z.string(), message_id: z.string(), listing_id: z.string() }),
+    annotations: ADDS,
+  }, async (args, principal) => {
+    const enquirer = await seekerEnquirer(deps, seekerOf(principal), args.phone ?? null);
+    const r = await sendInquiry(deps, {
+      listingId: args.listing_id,
+      enquirer,
+      message: args.message,
+      origin: originOf(principal),
+    });
+    return {
+      data: { inquiry_id: r.inquiryId, message_id: r.messageId, listing_id: args.listing_id.toLowerCase() },
+      text: `Anfrage gesendet (ID ${r.inquiryId}). Der Anbieter antwortet in dieser Anfrage.`,
+    };
+  });
+
+  addTool(server, deps, {
+    name: "list_inquiries",
+    title: "Eigene Anfragen / My enquiries",
+    description: "Listet Ihre eigenen Anfragen, neueste zuerst, mit Status und Zahl der Nachrichten. " +
+      "Lists your own enquiries, newest first, with status and message count; returns {items, total, page, " +
+      "page_size}. Read a whole thread with get_inquiry.",
+    input: z.object(paging),
+    output: listSchema,
+    annotations: READ_ONLY,
+  }, async (args, principal) => {
+    const r = await listSeekerInquiries(deps, seekerOf(principal), args);
+    const data = { ...r, page: args.page, page_size: args.page_size };
+    return { data, text: listText(data) };
+  });
+
+  addTool(server, deps, {
+    name: "get_inquiry",
+    title: "Anfrage lesen / Read enquiry",
+    description: "Liefert eine Ihrer Anfragen mit dem ganzen Verlauf (alle Nachrichten, älteste zuerst). " +
+      "Returns one of your enquiries with its whole thread (every message, oldest first); use it after a " +
+      "reply.received event.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id") }),
+    output: threadSchema,
+    annotations: READ_ONLY,
+  }, async (args, principal) => {
+    const t = await getSeekerInquiry(deps, seekerOf(principal), args.inquiry_id);
+    return { data: t, text: threadText(t, false) };
+  });
+
+  addTool(server, deps, {
+    name: "send_message",
+    title: "Nachricht senden / Send message",
+    description:
+      "Schreibt eine weitere Nachricht in eine Ihrer Anfragen; die Anfrage ist danach wieder offen. " +
+      "Abgelehnte oder geschlossene Anfragen nehmen keine Nachricht mehr an (conflict). " +
+      "Writes another message in one of your enquiries; the enquiry is open again afterwards. Rejected or " +
+      "closed enquiries take no more messages (conflict). Returns the message id.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id"), message: messageArg }),
+    output: messageResult,
+    annotations: ADDS,
+  }, async (args, principal) => {
+    const r = await sendSeekerMessage(
+      deps,
+      seekerOf(principal),
+      args.inquiry_id,
+      args.message,
+      originOf(principal),
+    );
+    return {
+      data: { inquiry_id: args.inquiry_id.toLowerCase(), message_id: r.messageId, status: "open" as const },
+      text: `Nachricht gesendet (ID ${r.messageId}).`,
+    };
+  });
+}
+
+/** Registers the provider server's enquiry tools: list_inquiries, get_inquiry, reply_to_inquiry, reject_inquiry. */
+export function registerProviderInquiryTools(server: McpServer, deps: AppDeps): void {
+  addTool(server, deps, {
+    name: "list_inquiries",
+    title: "Anfragen des Büros / Office enquiries",
+    description:
+      "Listet die Anfragen zu Objekten Ihres Büros, neueste zuerst; optional nur zu einem Objekt " +
+      "(listing_id) oder mit einem Status. Lists the enquiries about your office's listings, newest first; " +
+      "optionally of one listing (listing_id) or one status. Returns {items, total, page, page_size}; read a " +
+      "thread with get_inquiry.",
+    input: z.object({
+      listing_id: idArg("Objekt-ID / listing id").optional(),
+      status: z.enum(STATUSES).optional().describe("open, answered, rejected or closed."),
+      ...paging,
+    }),
+    output: listSchema,
+    annotations: READ_ONLY,
+  }, async (args, principal) => {
+    const r = await listOfficeInquiries(deps, officeOf(principal), args);
+    const data = { ...r, page: args.page, page_size: args.page_size };
+    return { data, text: listText(data) };
+  });
+
+  addTool(server, deps, {
+    name: "get_inquiry",
+    title: "Anfrage lesen / Read enquiry",
+    description:
+      "Liefert eine Anfrage Ihres Büros mit Name, E-Mail und Telefon der anfragenden Person und dem " +
+      "ganzen Verlauf. Returns one enquiry of your office with the enquirer's name, e-mail and phone and the " +
+      "whole thread (oldest first); use it after inquiry.received or message.received.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id") }),
+    output: threadSchema,
+    annotations: READ_ONLY,
+  }, async (args, principal) => {
+    const t = await getOfficeInquiry(deps, officeOf(principal), args.inquiry_id);
+    return { data: t, text: threadText(t, true) };
+  });
+
+  addTool(server, deps, {
+    name: "reply_to_inquiry",
+    title: "Anfrage beantworten / Reply to enquiry",
+    description: "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. " +
+      "Abgelehnte oder geschlossene Anfragen: conflict. Replies to an enquiry of your office with a message; " +
+      "status afterwards answered. Rejected or closed enquiries: conflict. Returns the message id.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id"), message: messageArg }),
+    output: messageResult,
+    annotations: ADDS,
+  }, async (args, principal) => {
+    const actor = { officeId: officeOf(principal), userId: principal.userId };
+    const r = await replyToInquiry(deps, actor, args.inquiry_id, args.message, originOf(principal));
+    return {
+      data: {
+        inquiry_id: args.inquiry_id.toLowerCase(),
+        message_id: r.messageId,
+        status: "answered" as const,
+      },
+      text: `Antwort gesendet (ID ${r.messageId}).`,
+    };
+  });
+
+  addTool(server, deps, {
+    name: "reject_inquiry",
+    title: "Anfrage ablehnen / Reject enquiry",
+    description:
+      "Lehnt eine Anfrage Ihres Büros ab, optional mit einer Nachricht an die anfragende Person; danach " +
+      "nimmt die Anfrage keine Nachrichten mehr an. Rejects an enquiry of your office, optionally with a message " +
+      "to the enquirer; afterwards the enquiry takes no more messages. Rejecting again answers conflict. " +
+      "Returns the status and the message id (null without a message).",
+    input: z.object({
+      inquiry_id: idArg("Anfrage-ID / enquiry id"),
+      message: messageArg.optional(),
+    }),
+    output: z.object({
+      inquiry_id: z.string(),
+      message_id: z.string().nullable(),
+      status: z.literal("rejected"),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  }, async (args, principal) => {
+    const actor = { officeId: officeOf(principal), userId: principal.userId };
+    const r = await rejectInquiry(deps, actor, args.inquiry_id, args.message, originOf(principal));
+    return {
+      data: {
+        inquiry_id: args.inquiry_id.toLowerCase(),
+        message_id: r.messageId,
+        status: "rejected" as const,
+      },
+      text: r.messageId ? "Anfrage abgelehnt, Nachricht gesendet." : "Anfrage abgelehnt.",
+    };
+  });
+}

@@ -1,6 +1,163 @@
-/** MCP tools: stock (being written). */
+/**
+ * MCP tools of the provider server for the office's own stock: list, read, create, change, publish and withdraw
+ * listings. Thin adapters over `catalogue/stock.ts`; the provider's `get_property` replaces the public one there.
+ */
 import type { McpServer } from "@modelcontextprotocol/server";
-import type { AppDeps } from "../../routes/env.ts";
+import { z } from "zod";
+import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
+import {
+  createStock,
+  getStock,
+  listStock,
+  publishStock,
+  STOCK_STATUSES,
+  stockFieldsShape,
+  type StockListing,
+  stockListingSchema,
+  type StockPage,
+  stockPageSchema,
+  updateStock,
+  withdrawStock,
+} from "../../catalogue/stock.ts";
+import { officeOf } from "../../auth/principal.ts";
+import { type AppDeps, nowOf } from "../../routes/env.ts";
+import { ADDS, addTool, DESTROYS, READ_ONLY, UPDATES } from "./define.ts";
+import { listingText } from "./get_property.ts";
 
-/** Registers the stock tools. */
-export function registerProviderStockTools(_server: McpServer, _deps: AppDeps): void {}
+const STATUS_DE: Record<StockListing["status"], string> = {
+  draft: "Entwurf",
+  published: "veröffentlicht",
+  withdrawn: "zurückgezogen",
+};
+
+const idInput = z.object({ id: z.string().max(100).describe("Listing id (UUID) of your office.") });
+
+/** A short German text of the office's view of a listing. */
+export function stockText(l: StockListing, lead?: string): string {
+  return [
+    lead ?? null,
+    `Status: ${STATUS_DE[l.status]}${l.reference ? ` · Referenz: ${l.reference}` : ""}`,
+    listingText(l),
+  ].filter((s): s is string => s !== null).join("\n");
+}
+
+/** A short German text of a page of the office's stock. */
+export function stockPageText(p: StockPage): string {
+  const lines = p.items.map((i) =>
+    `- ${i.title ?? "(ohne Titel)"} [${STATUS_DE[i.status]}]${i.reference ? ` Ref. ${i.reference}` : ""}, ` +
+    `${[i.postal_code, i.city].filter(Boolean).join(" ") || "ohne Ort"} (ID ${i.id})`
+  );
+  return [`${p.total} Objekte im Bestand, Seite ${p.page}.`, ...lines].join("\n");
+}
+
+/** Registers the stock tools (`list_properties`, `get_property`, `create_property`, `update_property`, …). */
+export function registerProviderStockTools(server: McpServer, deps: AppDeps): void {
+  addTool(server, deps, {
+    name: "list_properties",
+    title: "Bestand auflisten / List stock",
+    description:
+      "Listet die Objekte Ihres Büros in jedem Status (Entwurf, veröffentlicht, zurückgezogen), zuletzt " +
+      "geänderte zuerst; optional nur ein Status. Für den Überblick über den eigenen Bestand. Liefert eine Seite " +
+      "{items, total, page, page_size}. / Lists your office's listings in every status (draft, published, " +
+      "withdrawn), most recently updated first, optionally of one status. Use it to review your own stock. " +
+      "Returns a page {items, total, page, page_size}.",
+    input: z.object({
+      status: z.enum(STOCK_STATUSES).optional().describe("Only listings of this status."),
+      page: z.number().int().min(1).max(PAGE_MAX).optional().describe("Page, from 1 (default 1)."),
+      page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).optional().describe(
+        `Listings per page, 1–${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`,
+      ),
+    }),
+    output: stockPageSchema,
+    annotations: READ_ONLY,
+  }, async (args, principal) => {
+    const page = await listStock(deps.db, officeOf(principal), args);
+    return { data: page, text: stockPageText(page) };
+  });
+
+  addTool(server, deps, {
+    name: "get_property",
+    title: "Eigenes Objekt abrufen / Get own listing",
+    description:
+      "Liefert ein Objekt Ihres Büros in jedem Status mit allen Feldern: öffentliche Felder, Status, " +
+      "Referenz, Beschreibung, Anbieter und Kontakt (nur für Ihr Büro sichtbar) und Zeitstempel. Objekte anderer " +
+      "Büros gibt es hier nicht (not_found). / Returns one listing of your office in any status with every field: " +
+      "the public fields, status, reference, description, provider and contact (visible to your office only) and " +
+      "timestamps. Other offices' listings answer not_found.",
+    input: idInput,
+    output: stockListingSchema,
+    annotations: READ_ONLY,
+  }, async ({ id }, principal) => {
+    const listing = await getStock(deps.db, officeOf(principal), id);
+    return { data: listing, text: stockText(listing) };
+  });
+
+  addTool(server, deps, {
+    name: "create_property",
+    title: "Objekt anlegen / Create listing",
+    description:
+      "Legt ein neues Objekt Ihres Büros als Entwurf an (nicht öffentlich, bis publish_property). Alle " +
+      "Felder sind optional; die Referenz muss im Büro eindeutig sein (sonst conflict). Liefert das Objekt mit " +
+      "allen Feldern. / Creates a new listing of your office as a draft (not public until publish_property). " +
+      "Every field is optional; the reference must be unique within the office (else conflict). Returns the " +
+      "listing with every field.",
+    input: z.strictObject(stockFieldsShape),
+    output: stockListingSchema,
+    annotations: ADDS,
+  }, async (args, principal) => {
+    const listing = await createStock(deps.db, officeOf(principal), args, nowOf(deps));
+    return { data: listing, text: stockText(listing, "Entwurf angelegt.") };
+  });
+
+  addTool(server, deps, {
+    name: "update_property",
+    title: "Objekt ändern / Update listing",
+    description:
+      "Ändert Felder eines Objekts Ihres Büros: nur die angegebenen Felder, null löscht ein Feld. Ein " +
+      "veröffentlichtes Objekt bleibt veröffentlicht und ändert sich sofort öffentlich; Titel, Objektart, " +
+      "Vermarktungsart und Ort oder PLZ dürfen dann nicht gelöscht werden (conflict). Liefert das Objekt mit allen " +
+      "Feldern. / Changes fields of a listing of your office: only the given fields, null clears one. A published " +
+      "listing stays published and its public view changes at once; its title, property type, transaction type " +
+      "and city or postal code cannot be cleared then (conflict). Returns the listing with every field.",
+    input: z.strictObject({ id: idInput.shape.id, ...stockFieldsShape }),
+    output: stockListingSchema,
+    annotations: UPDATES,
+  }, async ({ id, ...fields }, principal) => {
+    const listing = await updateStock(deps.db, officeOf(principal), id, fields, nowOf(deps));
+    return { data: listing, text: stockText(listing, "Objekt gespeichert.") };
+  });
+
+  addTool(server, deps, {
+    name: "publish_property",
+    title: "Objekt veröffentlichen / Publish listing",
+    description:
+      "Veröffentlicht ein Objekt Ihres Büros (Entwurf oder zurückgezogen) im öffentlichen Katalog. " +
+      "Nötig sind Titel, Objektart, Vermarktungsart und Ort oder PLZ, sonst conflict mit den fehlenden Feldern. " +
+      "Ein schon veröffentlichtes Objekt bleibt unverändert. Liefert das Objekt. / Publishes a listing of your " +
+      "office (draft or withdrawn) in the public catalogue. It needs title, property_type, transaction_type and " +
+      "city or postal_code, else conflict naming the missing fields. A published listing stays as it is. " +
+      "Returns the listing.",
+    input: idInput,
+    output: stockListingSchema,
+    annotations: UPDATES,
+  }, async ({ id }, principal) => {
+    const listing = await publishStock(deps.db, officeOf(principal), id, nowOf(deps));
+    return { data: listing, text: stockText(listing, "Objekt ist veröffentlicht.") };
+  });
+
+  addTool(server, deps, {
+    name: "withdraw_property",
+    title: "Objekt zurückziehen / Withdraw listing",
+    description:
+      "Zieht ein Objekt Ihres Büros sofort aus dem öffentlichen Katalog zurück (danach öffentlich nicht " +
+      "mehr abrufbar); es bleibt in Ihrem Bestand und kann wieder veröffentlicht werden. Liefert das Objekt. / " +
+      "Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); it stays " +
+      "in your stock and can be published again. Returns the listing.",
+    input: idInput,
+    output: stockListingSchema,
+    annotations: DESTROYS,
+  }, async ({ id }, principal) => {
+    const listing = await withdrawStock(deps.db, officeOf(principal), id, nowOf(deps));
+    return { data: listing, text: stockText(listing, "Objekt ist zurückgezogen.") };
+  });
+}

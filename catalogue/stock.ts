@@ -1,0 +1,330 @@
+/**
+ * A provider office's stock: its listings in every status (draft, published, withdrawn) with the public fields of
+ * spec 2.1, the internal reference and description, and the provider contact. Only published listings reach the
+ * public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
+ */
+import { z } from "zod";
+import type { Db } from "../db/connection.ts";
+import {
+  type ContactColumns,
+  findStockRow,
+  insertStockRow,
+  listStockRows,
+  setStockStatus,
+  type StockColumns,
+  type StockRow,
+  updateStockRow,
+} from "../db/stock.ts";
+import { AppError } from "../errors.ts";
+import {
+  listingSchema,
+  PAGE_MAX,
+  PAGE_SIZE_DEFAULT,
+  PAGE_SIZE_MAX,
+  PROPERTY_TYPES,
+  TRANSACTION_TYPES,
+} from "./listing.ts";
+
+/** The statuses of a listing. */
+export const STOCK_STATUSES = ["draft", "published", "withdrawn"] as const;
+
+/** Largest asked price accepted, in euro (the column holds 12 digits before the decimal point). */
+export const PRICE_MAX = 100_000_000_000;
+/** Largest number of rooms accepted. */
+export const ROOMS_MAX = 10_000;
+/** Largest area accepted, in m². */
+export const SQM_MAX = 1_000_000_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A text of at most `max` characters, trimmed, not empty and without NUL characters (Postgres refuses those). */
+function text(max: number) {
+  return z.string().trim().min(1).max(max).refine((s) => !s.includes("\u0000"), "must not contain NUL");
+}
+
+/** The provider contact as input: every field optional; `null` clears it. */
+export const contactInputSchema = z.strictObject({
+  provider_name: text(200).nullable().optional().describe("Provider (agency) name; never shown publicly."),
+  contact_name: text(200).nullable().optional().describe("Contact person; never shown publicly."),
+  contact_email: z.email().max(320).nullable().optional().describe("Contact e-mail; never shown publicly."),
+  contact_phone: text(50).nullable().optional().describe("Contact phone; never shown publicly."),
+});
+
+/** The fields a provider writes, as input: every field optional; `null` clears it, an absent field stays. */
+export const stockFieldsShape = {
+  reference: text(100).nullable().optional().describe("Internal reference, unique within the office."),
+  title: text(300).nullable().optional(),
+  description: text(20_000).nullable().optional().describe(
+    "Internal description; not part of the public listing.",
+  ),
+  city: text(100).nullable().optional(),
+  postal_code: z.string().regex(/^[0-9]{5}$/, "five digits").nullable().optional(),
+  property_type: z.enum(PROPERTY_TYPES).nullable().optional(),
+  transaction_type: z.enum(TRANSACTION_TYPES).nullable().optional(),
+  asked_price: z.number().min(0).max(PRICE_MAX).nullable().optional().describe(
+    "Purchase price; for rent the monthly net rent (cold rent); in euro.",
+  ),
+  total_rooms: z.number().min(0).max(ROOMS_MAX).nullable().optional(),
+  square_meters: z.number().min(0).max(SQM_MAX).nullable().optional(),
+  latitude: z.number().min(-90).max(90).nullable().optional(),
+  longitude: z.number().min(-180).max(180).nullable().optional(),
+  contact: contactInputSchema.nullable().optional().describe(
+    "Provider name and contact person; only visible to the office. null removes the contact.",
+  ),
+};
+
+/** The fields a provider writes (create and update). */
+export const stockFieldsSchema = z.strictObject(stockFieldsShape);
+
+/** Fields of a listing as given by a provider. */
+export type StockFields = z.infer<typeof stockFieldsSchema>;
+
+const iso = z.string().describe("ISO 8601 timestamp (UTC).");
+
+/** The provider contact as shown to the office: null where unknown. */
+export const contactSchema = z.object({
+  provider_name: z.string().nullable(),
+  contact_name: z.string().nullable(),
+  contact_email: z.string().nullable(),
+  contact_phone: z.string().nullable(),
+});
+
+/** One listing as its office sees it: the public fields plus status, internal fields, contact and timestamps. */
+export const stockListingSchema = listingSchema.extend({
+  status: z.enum(STOCK_STATUSES),
+  reference: z.string().nullable(),
+  description: z.string().nullable(),
+  contact: contactSchema,
+  created_at: iso,
+  updated_at: iso,
+  published_at: iso.nullable().describe("Time of the first publication; null while never published."),
+});
+
+/** A listing of the office's stock. */
+export type StockListing = z.infer<typeof stockListingSchema>;
+
+/** One line of the stock list. */
+export const stockItemSchema = z.object({
+  id: z.string(),
+  status: z.enum(STOCK_STATUSES),
+  reference: z.string().nullable(),
+  title: z.string().nullable(),
+  city: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  property_type: z.enum(PROPERTY_TYPES).nullable(),
+  transaction_type: z.enum(TRANSACTION_TYPES).nullable(),
+  asked_price: z.number().nullable(),
+  published_at: iso.nullable(),
+  updated_at: iso,
+});
+
+/** A page of the office's stock. */
+export const stockPageSchema = z.object({
+  items: z.array(stockItemSchema),
+  total: z.number().int().describe("Number of the office's listings matching the status filter."),
+  page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+/** A page of the office's stock. */
+export type StockPage = z.infer<typeof stockPageSchema>;
+
+/** What the stock list is asked for. */
+export interface StockQuery {
+  status?: (typeof STOCK_STATUSES)[number] | undefined;
+  page?: number | undefined;
+  page_size?: number | undefined;
+}
+
+/** One page of the office's listings in every status (or one), last updated first. */
+export async function listStock(db: Db, officeId: string, q: StockQuery): Promise<StockPage> {
+  const page = Math.min(Math.max(q.page ?? 1, 1), PAGE_MAX);
+  const pageSize = Math.min(Math.max(q.page_size ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const { items, total } = await listStockRows(db, officeId, q.status, pageSize, (page - 1) * pageSize);
+  return {
+    items: items.map((r) => ({
+      ...r,
+      published_at: r.published_at ? new Date(r.published_at).toISOString() : null,
+      updated_at: new Date(r.updated_at).toISOString(),
+    })),
+    total,
+    page,
+    page_size: pageSize,
+  };
+}
+
+/** The office's listing `id`; a malformed id, an unknown one and another office's all throw `not_found`. */
+export async function getStock(db: Db, officeId: string, id: string): Promise<StockListing> {
+  const row = UUID.test(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
+  if (!row) throw new AppError("not_found");
+  return stockView(row);
+}
+
+/** Creates a draft listing of the office from `fields` (timestamps from `now`); returns the office's view. */
+export async function createStock(
+  db: Db,
+  officeId: string,
+  fields: StockFields,
+  now: Date,
+): Promise<StockListing> {
+  const { columns, contact } = splitFields(fields);
+  return await db.kysely.transaction().execute(async (tx) => {
+    const full = Object.fromEntries(
+      COLUMN_KEYS.map((k) => [k, columns[k] ?? null]),
+    ) as unknown as StockColumns;
+    const id = await insertStockRow(tx, officeId, full, contact ? fullContact(contact) : null, now);
+    return stockView((await findStockRow(tx, officeId, id))!);
+  });
+}
+
+/**
+ * Changes the given fields of the office's listing `id` (`null` clears a field, an absent one stays) and sets
+ * `updated_at` to `now`. A published listing stays published, so its public view changes at once; an edit that
+ * would leave it without a field needed for publication is refused with `conflict`.
+ */
+export async function updateStock(
+  db: Db,
+  officeId: string,
+  id: string,
+  fields: StockFields,
+  now: Date,
+): Promise<StockListing> {
+  const { columns, contact } = splitFields(fields);
+  return await lockedListing(db, officeId, id, async (tx, row) => {
+    if (Object.keys(columns).length === 0 && contact === undefined) return row;
+    if (row.status === "published") requireComplete({ ...row, ...columns });
+    await updateStockRow(tx, row.id, columns, contact, now);
+    return (await findStockRow(tx, officeId, row.id))!;
+  });
+}
+
+/**
+ * Publishes the office's draft or withdrawn listing `id` (keeping the time of its first publication); a listing
+ * without title, property type, transaction type and city or postal code is refused with `conflict`. Publishing a
+ * published listing changes nothing.
+ */
+export async function publishStock(db: Db, officeId: string, id: string, now: Date): Promise<StockListing> {
+  return await lockedListing(db, officeId, id, async (tx, row) => {
+    if (row.status === "published") return row;
+    requireComplete(row);
+    await setStockStatus(tx, row.id, "published", now);
+    return (await findStockRow(tx, officeId, row.id))!;
+  });
+}
+
+/** Withdraws the office's listing `id` from the public catalogue at once; a withdrawn listing stays as it is. */
+export async function withdrawStock(db: Db, officeId: string, id: string, now: Date): Promise<StockListing> {
+  return await lockedListing(db, officeId, id, async (tx, row) => {
+    if (row.status === "withdrawn") return row;
+    await setStockStatus(tx, row.id, "withdrawn", now);
+    return (await findStockRow(tx, officeId, row.id))!;
+  });
+}
+
+/** The fields a listing needs before it can be published, as named in a `conflict` detail. */
+export function missingForPublication(
+  l: Pick<StockColumns, "title" | "property_type" | "transaction_type" | "city" | "postal_code">,
+): string[] {
+  const missing: string[] = [];
+  if (l.title === null) missing.push("title");
+  if (l.property_type === null) missing.push("property_type");
+  if (l.transaction_type === null) missing.push("transaction_type");
+  if (l.city === null && l.postal_code === null) missing.push("city or postal_code");
+  return missing;
+}
+
+function requireComplete(l: Parameters<typeof missingForPublication>[0]): void {
+  const missing = missingForPublication(l);
+  if (missing.length > 0) {
+    throw new AppError("conflict", `missing fields for publication: ${missing.join(", ")}`);
+  }
+}
+
+/** Runs `change` in a transaction holding the row lock of the office's listing `id` (else `not_found`). */
+async function lockedListing(
+  db: Db,
+  officeId: string,
+  id: string,
+  change: (tx: Parameters<typeof findStockRow>[0], row: StockRow) => Promise<StockRow>,
+): Promise<StockListing> {
+  if (!UUID.test(id)) throw new AppError("not_found");
+  const row = await db.kysely.transaction().execute(async (tx) => {
+    const found = await findStockRow(tx, officeId, id.toLowerCase(), true);
+    if (!found) throw new AppError("not_found");
+    return await change(tx, found);
+  });
+  return stockView(row);
+}
+
+const COLUMN_KEYS = [
+  "reference",
+  "title",
+  "description",
+  "city",
+  "postal_code",
+  "property_type",
+  "transaction_type",
+  "asked_price",
+  "total_rooms",
+  "square_meters",
+  "latitude",
+  "longitude",
+] as const satisfies ReadonlyArray<keyof StockColumns>;
+
+const CONTACT_KEYS = [
+  "provider_name",
+  "contact_name",
+  "contact_email",
+  "contact_phone",
+] as const satisfies ReadonlyArray<keyof ContactColumns>;
+
+/** The given listing columns and the contact change (absent fields left out). */
+function splitFields(f: StockFields): {
+  columns: Partial<StockColumns>;
+  contact: Partial<ContactColumns> | null | undefined;
+} {
+  const columns: Partial<Record<keyof StockColumns, unknown>> = {};
+  for (const k of COLUMN_KEYS) if (f[k] !== undefined) columns[k] = f[k];
+  let contact: Partial<ContactColumns> | null | undefined = f.contact === null ? null : undefined;
+  if (f.contact) {
+    const c: Partial<ContactColumns> = {};
+    for (const k of CONTACT_KEYS) if (f.contact[k] !== undefined) c[k] = f.contact[k];
+    contact = c;
+  }
+  return { columns: columns as Partial<StockColumns>, contact };
+}
+
+function fullContact(c: Partial<ContactColumns>): ContactColumns | null {
+  const full = Object.fromEntries(CONTACT_KEYS.map((k) => [k, c[k] ?? null])) as unknown as ContactColumns;
+  return CONTACT_KEYS.some((k) => full[k] !== null) ? full : null;
+}
+
+/** The office's view of a stored row. */
+function stockView(r: StockRow): StockListing {
+  return {
+    id: r.id,
+    title: r.title,
+    city: r.city,
+    postal_code: r.postal_code,
+    property_type: r.property_type,
+    transaction_type: r.transaction_type,
+    asked_price: r.asked_price,
+    total_rooms: r.total_rooms,
+    square_meters: r.square_meters,
+    latitude: r.latitude,
+    longitude: r.longitude,
+    beispiel: r.beispiel,
+    status: r.status,
+    reference: r.reference,
+    description: r.description,
+    contact: {
+      provider_name: r.provider_name,
+      contact_name: r.contact_name,
+      contact_email: r.contact_email,
+      contact_phone: r.contact_phone,
+    },
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+    published_at: r.published_at ? new Date(r.published_at).toISOString() : null,
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * SQL of the enquiries aggregate (`inquiries` and their `inquiry_messages`). Every function takes the query handle
+ * to use (`db.kysely` or the transaction of the calling domain action); ids given here are already valid UUIDs.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+
+/** The handle a function runs on: the database or a transaction. */
+type Q = Kysely<Database>;
+
+/** An enquiry's status. */
+export type InquiryStatus = "open" | "answered" | "rejected" | "closed";
+/** Where an enquiry came from. */
+export type InquiryQuelle = "service" | "portal" | "email";
+
+/** Whose enquiries a read may see: one office's (provider) or one seeker's. */
+export type InquiryScope = { officeId: string } | { seekerId: string };
+
+/** Takes transaction-scoped advisory locks on `keys` one by one in sorted order (so two callers never deadlock). */
+export async function lockKeys(tx: Q, keys: string[]): Promise<void> {
+  for (const key of [...new Set(keys)].sort()) {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx);
+  }
+}
+
+/** The published listing with this id: its office and title, or undefined. */
+export async function findPublishedListingOffice(
+  q: Q,
+  listingId: string,
+): Promise<{ id: string; officeId: string; title: string | null } | undefined> {
+  const row = await q.selectFrom("listings").select(["id", "office_id", "title"])
+    .where("id", "=", listingId).where("status", "=", "published").executeTakeFirst();
+  return row ? { id: row.id, officeId: row.office_id, title: row.title } : undefined;
+}
+
+/** Whether a listing with this id (any status) belongs to `officeId`. */
+export async function listingOfOffice(q: Q, listingId: string, officeId: string): Promise<boolean> {
+  const row = await q.selectFrom("listings").select("id")
+    .where("id", "=", listingId).where("office_id", "=", officeId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The title of a listing (any status), or null. */
+export async function listingTitle(q: Q, listingId: string): Promise<string | null> {
+  const row = await q.selectFrom("listings").select("title").where("id", "=", listingId).executeTakeFirst();
+  return row?.title ?? null;
+}
+
+/** What enquiries to count: one person's, one e-mail address's or one listing's. */
+export type CountBy = { seekerId: string } | { email: string } | { listingId: string };
+
+/** Number of enquiries of `by` created in the half-open window (`from`, `to`]. */
+export async function countInquiriesIn(q: Q, by: CountBy, from: Date, to: Date): Promise<number> {
+  let query = q.selectFrom("inquiries").select(sql<number>`count(*)::int`.as("n"))
+    .where("created_at", ">", from).where("created_at", "<=", to);
+  if ("seekerId" in by) query = query.where("seeker_id", "=", by.seekerId);
+  else if ("email" in by) query = query.where("email", "=", by.email);
+  else query = query.where("listing_id", "=", by.listingId);
+  const row = await query.executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** A new enquiry to insert. */
+export interface NewInquiry {
+  listingId: string;
+  officeId: string;
+  quelle: InquiryQuelle;
+  seekerId: string | null;
+  name: string | null;
+  email: string;
+  phone: string | null;
+  at: Date;
+}
+
+/** Inserts an open enquiry; returns its id. */
+export async function insertInquiry(q: Q, row: NewInquiry): Promise<string> {
+  const r = await q.insertInto("inquiries").values({
+    listing_id: row.listingId,
+    office_id: row.officeId,
+    quelle: row.quelle,
+    seeker_id: row.seekerId,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    status: "open",
+    created_at: row.at,
+    updated_at: row.at,
+  }).returning("id").executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** A new message of a thread. */
+export interface NewInquiryMessage {
+  inquiryId: string;
+  sender: "seeker" | "provider";
+  authorId: string | null;
+  body: string;
+  at: Date;
+}
+
+/** Inserts a message; returns its id. */
+export async function insertInquiryMessage(q: Q, m: NewInquiryMessage): Promise<string> {
+  const r = await q.insertInto("inquiry_messages").values({
+    inquiry_id: m.inquiryId,
+    sender: m.sender,
+    author_id: m.authorId,
+    body: m.body,
+    created_at: m.at,
+  }).returning("id").executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The enquiry row a write works on. */
+export interface LockedInquiry {
+  id: string;
+  listingId: string;
+  officeId: string;
+  seekerId: string | null;
+  status: InquiryStatus;
+  /** Time of the newest message of the thread. */
+  lastMessageAt: Date | null;
+}
+
+/** The column and value that restrict a query to `scope`. */
+function scopeOf(scope: InquiryScope): ["inquiries.office_id" | "inquiries.seeker_id", string] {
+  return "officeId" in scope
+    ? ["inquiries.office_id", scope.officeId]
+    : ["inquiries.seeker_id", scope.seekerId];
+}
+
+/** Locks (`for update`) the enquiry `id` within `scope` and returns it, or undefined when it is not in scope. */
+export async function lockInquiry(q: Q, scope: InquiryScope, id: string): Promise<LockedInquiry | undefined> {
+  const [column, value] = scopeOf(scope);
+  const row = await q.selectFrom("inquiries").select(["id", "listing_id", "office_id", "seeker_id", "status"])
+    .where("inquiries.id", "=", id).where(column, "=", value).forUpdate().executeTakeFirst();
+  if (!row) return undefined;
+  const last = await q.selectFrom("inquiry_messages").select(sql<Date | null>`max(created_at)`.as("at"))
+    .where("inquiry_id", "=", id).executeTakeFirstOrThrow();
+  return {
+    id: row.id,
+    listingId: row.listing_id,
+    officeId: row.office_id,
+    seekerId: row.seeker_id,
+    status: row.status,
+    lastMessageAt: last.at === null ? null : new Date(last.at),
+  };
+}
+
+/** Sets an enquiry's status and its update time. */
+export async function setInquiryStatus(q: Q, id: string, status: InquiryStatus, at: Date): Promise<void> {
+  await q.updateTable("inquiries").set({ status, updated_at: at }).where("id", "=", id).execute();
+}
+
+/** An enquiry as listed (timestamps as Date). */
+export interface InquiryRow {
+  id: string;
+  listing_id: string;
+  listing_title: string | null;
+  status: InquiryStatus;
+  quelle: InquiryQuelle;
+  name: string | null;
+  email: string;
+  phone: string | null;
+  created_at: Date;
+  updated_at: Date;
+  message_count: number;
+  last_message_at: Date;
+}
+
+function inquiryRows(q: Q) {
+  return q.selectFrom("inquiries").leftJoin("listings as l", "l.id", "inquiries.listing_id").select([
+    "inquiries.id",
+    "inquiries.listing_id",
+    "l.title as listing_title",
+    "inquiries.status",
+    "inquiries.quelle",
+    "inquiries.name",
+    "inquiries.email",
+    "inquiries.phone",
+    "inquiries.created_at",
+    "inquiries.updated_at",
+    sql<number>`(select count(*)::int from inquiry_messages m where m.inquiry_id = inquiries.id)`
+      .as("message_count"),
+    sql<Date>`(select max(m.created_at) from inquiry_messages m where m.inquiry_id = inquiries.id)`
+      .as("last_message_at"),
+  ]);
+}
+
+function normalise(r: InquiryRow): InquiryRow {
+  return {
+    ...r,
+    created_at: new Date(r.created_at),
+    updated_at: new Date(r.updated_at),
+    last_message_at: new Date(r.last_message_at ?? r.created_at),
+  };
+}
+
+/** Filters of a list of enquiries. */
+export interface InquiryFilter {
+  listingId?: string | undefined;
+  status?: InquiryStatus | undefined;
+}
+
+/** Enquiries in `scope` matching `f`, newest first (id as tiebreak): `limit` from `offset`, and the total. */
+export async function listInquiryRows(
+  q: Q,
+  scope: InquiryScope,
+  f: InquiryFilter,
+  limit: number,
+  offset: number,
+): Promise<{ items: InquiryRow[]; total: number }> {
+  const [column, value] = scopeOf(scope);
+  const count = q.selectFrom("inquiries").select(sql<number>`count(*)::int`.as("n")).where(column, "=", value)
+    .$if(f.listingId !== undefined, (qb) => qb.where("inquiries.listing_id", "=", f.listingId!))
+    .$if(f.status !== undefined, (qb) => qb.where("inquiries.status", "=", f.status!));
+  const page = inquiryRows(q).where(column, "=", value)
+    .$if(f.listingId !== undefined, (qb) => qb.where("inquiries.listing_id", "=", f.listingId!))
+    .$if(f.status !== undefined, (qb) => qb.where("inquiries.status", "=", f.status!));
+  const [items, total] = await Promise.all([
+    page.orderBy("inquiries.created_at", "desc").orderBy("inquiries.id", "desc").limit(limit).offset(offset)
+      .execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { items: (items as InquiryRow[]).map(normalise), total: total.n };
+}
+
+/** One message as read (timestamp as Date). */
+export interface InquiryMessageRow {
+  id: string;
+  sender: "seeker" | "provider";
+  body: string;
+  created_at: Date;
+}
+
+/** The enquiry `id` within `scope` with its messages in order, or undefined when it is not in scope. */
+export async function findInquiryThread(
+  q: Q,
+  scope: InquiryScope,
+  id: string,
+): Promise<{ inquiry: InquiryRow; messages: InquiryMessageRow[] } | undefined> {
+  const [column, value] = scopeOf(scope);
+  const row = await inquiryRows(q).where("inquiries.id", "=", id).where(column, "=", value)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const messages = await q.selectFrom("inquiry_messages").select(["id", "sender", "body", "created_at"])
+    .where("inquiry_id", "=", id).orderBy("created_at").orderBy("id").execute();
+  return {
+    inquiry: normalise(row as InquiryRow),
+    messages: messages.map((m) => ({ ...m, created_at: new Date(m.created_at) })),
+  };
+}
+
+/** The name and (lower-cased) e-mail of a person's account, or undefined. */
+export async function accountContact(
+  db: Db,
+  userId: string,
+): Promise<{ name: string; email: string } | undefined> {
+  return await db.kysely.selectFrom("users").select(["name", "email"]).where("id", "=", userId)
+    .executeTakeFirst();
+}

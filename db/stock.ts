@@ -1,0 +1,212 @@
+/**
+ * SQL of a provider office's stock: its listings in every status with the internal fields and the provider contact
+ * (the one place besides seeding that reads or writes `listing_contacts`). Every query is scoped to one office.
+ */
+import { type Kysely, sql } from "kysely";
+import { AppError } from "../errors.ts";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+
+/** A listing's status. */
+export type StockStatus = "draft" | "published" | "withdrawn";
+
+/** The listing columns a provider writes (everything but status, timestamps and `beispiel`). */
+export interface StockColumns {
+  reference: string | null;
+  title: string | null;
+  description: string | null;
+  city: string | null;
+  postal_code: string | null;
+  property_type: "apartment" | "house" | "land" | "commercial" | null;
+  transaction_type: "buy" | "rent" | null;
+  asked_price: number | null;
+  total_rooms: number | null;
+  square_meters: number | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+/** The columns of `listing_contacts` a provider writes. */
+export interface ContactColumns {
+  provider_name: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+}
+
+/** One listing of an office as stored, with its contact columns (null without a contact row). */
+export interface StockRow extends StockColumns, ContactColumns {
+  id: string;
+  status: StockStatus;
+  beispiel: boolean;
+  created_at: Date;
+  updated_at: Date;
+  published_at: Date | null;
+}
+
+/** One line of an office's stock list. */
+export interface StockListRow {
+  id: string;
+  status: StockStatus;
+  reference: string | null;
+  title: string | null;
+  city: string | null;
+  postal_code: string | null;
+  property_type: StockColumns["property_type"];
+  transaction_type: StockColumns["transaction_type"];
+  asked_price: number | null;
+  published_at: Date | null;
+  updated_at: Date;
+}
+
+const ROW_COLUMNS = [
+  "listings.id",
+  "listings.status",
+  "listings.reference",
+  "listings.title",
+  "listings.description",
+  "listings.city",
+  "listings.postal_code",
+  "listings.property_type",
+  "listings.transaction_type",
+  sql<number | null>`listings.asked_price::float8`.as("asked_price"),
+  sql<number | null>`listings.total_rooms::float8`.as("total_rooms"),
+  sql<number | null>`listings.square_meters::float8`.as("square_meters"),
+  "listings.latitude",
+  "listings.longitude",
+  "listings.beispiel",
+  "listings.created_at",
+  "listings.updated_at",
+  "listings.published_at",
+  "listing_contacts.provider_name",
+  "listing_contacts.contact_name",
+  "listing_contacts.contact_email",
+  "listing_contacts.contact_phone",
+] as const;
+
+const LIST_COLUMNS = [
+  "id",
+  "status",
+  "reference",
+  "title",
+  "city",
+  "postal_code",
+  "property_type",
+  "transaction_type",
+  sql<number | null>`asked_price::float8`.as("asked_price"),
+  "published_at",
+  "updated_at",
+] as const;
+
+/**
+ * The listing `id` (a lower-case UUID) of office `officeId`, or undefined; `lock` takes a row lock (`for update`)
+ * for the rest of the transaction `q`.
+ */
+export async function findStockRow(
+  q: Kysely<Database>,
+  officeId: string,
+  id: string,
+  lock = false,
+): Promise<StockRow | undefined> {
+  let query = q.selectFrom("listings")
+    .leftJoin("listing_contacts", "listing_contacts.listing_id", "listings.id")
+    .select(ROW_COLUMNS)
+    .where("listings.id", "=", id).where("listings.office_id", "=", officeId);
+  if (lock) query = query.forUpdate("listings");
+  return await query.executeTakeFirst() as StockRow | undefined;
+}
+
+/** The office's listings (optionally of one status): `limit` rows from `offset`, last updated first, and the total. */
+export async function listStockRows(
+  db: Db,
+  officeId: string,
+  status: StockStatus | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ items: StockListRow[]; total: number }> {
+  let base = db.kysely.selectFrom("listings").where("office_id", "=", officeId);
+  if (status !== undefined) base = base.where("status", "=", status);
+  const [items, count] = await Promise.all([
+    base.select(LIST_COLUMNS).orderBy("updated_at", "desc").orderBy("id", "desc").limit(limit).offset(offset)
+      .execute(),
+    base.select(sql<number>`count(*)::int`.as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { items: items as StockListRow[], total: count.total };
+}
+
+/** Inserts a draft listing of `officeId` (not a sample) with its contact when one is given; returns its id. */
+export async function insertStockRow(
+  q: Kysely<Database>,
+  officeId: string,
+  columns: StockColumns,
+  contact: ContactColumns | null,
+  now: Date,
+): Promise<string> {
+  const made = await uniqueReference(() =>
+    q.insertInto("listings").values({
+      ...columns,
+      office_id: officeId,
+      status: "draft",
+      beispiel: false,
+      created_at: now,
+      updated_at: now,
+      published_at: null,
+    }).returning("id").executeTakeFirstOrThrow()
+  );
+  if (contact) await q.insertInto("listing_contacts").values({ listing_id: made.id, ...contact }).execute();
+  return made.id;
+}
+
+/**
+ * Changes the given listing columns of `id` and sets `updated_at`; `contact` changes the given contact columns
+ * (creating the contact row when missing), `null` removes the contact.
+ */
+export async function updateStockRow(
+  q: Kysely<Database>,
+  id: string,
+  columns: Partial<StockColumns>,
+  contact: Partial<ContactColumns> | null | undefined,
+  now: Date,
+): Promise<void> {
+  await uniqueReference(() =>
+    q.updateTable("listings").set({ ...columns, updated_at: now }).where("id", "=", id).execute()
+  );
+  if (contact === null) {
+    await q.deleteFrom("listing_contacts").where("listing_id", "=", id).execute();
+  } else if (contact !== undefined && Object.keys(contact).length > 0) {
+    await q.insertInto("listing_contacts").values({ listing_id: id, ...contact })
+      .onConflict((oc) => oc.column("listing_id").doUpdateSet(contact)).execute();
+  }
+}
+
+/**
+ * Sets the status of `id` and `updated_at`; publishing keeps the time of the first publication (`published_at`
+ * is only set when it is still empty).
+ */
+export async function setStockStatus(
+  q: Kysely<Database>,
+  id: string,
+  status: StockStatus,
+  now: Date,
+): Promise<void> {
+  await q.updateTable("listings")
+    .set({
+      status,
+      updated_at: now,
+      ...(status === "published" ? { published_at: sql<Date>`coalesce(published_at, ${now})` } : {}),
+    })
+    .where("id", "=", id).execute();
+}
+
+/** Runs `write`; a clash with another listing's reference of the same office becomes `conflict`. */
+async function uniqueReference<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === "23505" && String(e.message).includes("listings_office_reference")) {
+      throw new AppError("conflict", "reference: another listing of this office already has this reference");
+    }
+    throw err;
+  }
+}

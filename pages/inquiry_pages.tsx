@@ -1,0 +1,205 @@
+/**
+ * The signed-in seeker's enquiry pages (server-rendered, no JavaScript): the list of their enquiries with paging,
+ * one thread, and the form to write again. Another person's enquiry answers exactly like an unknown one (404).
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { PAGE_MAX, PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
+import { AppError } from "../errors.ts";
+import {
+  getSeekerInquiry,
+  type InquirySummary,
+  type InquiryThread,
+  listSeekerInquiries,
+  MESSAGE_MAX,
+  sendSeekerMessage,
+} from "../inquiries/inquiries.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { csrfOk, csrfToken } from "./csrf.ts";
+import { type Lang, t, type TextKey } from "./i18n.ts";
+import { CsrfField, Layout } from "./layout.tsx";
+import {
+  langOfRequest,
+  messagePage,
+  notFoundPage,
+  type PageCtx,
+  type Person,
+  personOf,
+  readForm,
+  UUID_RE,
+  when,
+} from "./listing_pages.tsx";
+
+type C = Context<AppEnv>;
+
+/** The enquiry routes of the account: `/konto/anfragen` and `/konto/anfragen/{id}` (GET and POST). */
+export function inquiryPageRoutes(ctx: PageCtx): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/konto/anfragen", (c) => listPage(ctx, c));
+  app.get("/konto/anfragen/:id", (c) => threadPage(ctx, c, {}));
+  app.post("/konto/anfragen/:id", (c) => writeAgain(ctx, c));
+  return app;
+}
+
+const STATUS_TEXT: Record<InquirySummary["status"], TextKey> = {
+  open: "statusOpen",
+  answered: "statusAnswered",
+  rejected: "statusRejected",
+  closed: "statusClosed",
+};
+
+async function listPage(ctx: PageCtx, c: C) {
+  const person = await personOf(ctx, c);
+  if (!person) return c.redirect(LOGIN_PAGE, 303);
+  const rawPage = c.req.query("page") ?? "1";
+  const page = /^[0-9]{1,10}$/.test(rawPage) ? Number(rawPage) : 0;
+  if (page < 1 || page > PAGE_MAX) {
+    return messagePage(c, { title: "myEnquiries", text: "badRequest", status: 400, person }, ctx.secure);
+  }
+  const { items, total } = await listSeekerInquiries(ctx.deps, person.userId, {
+    page,
+    page_size: PAGE_SIZE_DEFAULT,
+  });
+  const l = langOfRequest(c);
+  const last = Math.max(1, Math.ceil(total / PAGE_SIZE_DEFAULT));
+  return c.html(
+    <Layout lang={l} title={t(l, "myEnquiries")} signedIn csrf={csrfToken(c, ctx.secure)}>
+      {total === 0 ? <p>{t(l, "noEnquiries")}</p> : <InquiryTable l={l} items={items} />}
+      <nav class="pager" aria-label={t(l, "pageOf")}>
+        {page > 1 && (
+          <a rel="prev" href={`/konto/anfragen?page=${Math.min(page - 1, last)}`}>{t(l, "previous")}</a>
+        )}
+        <span>
+          {t(l, "pageOf")} {page} {t(l, "of")} {last}
+        </span>
+        {page < last && <a rel="next" href={`/konto/anfragen?page=${page + 1}`}>{t(l, "next")}</a>}
+      </nav>
+    </Layout>,
+  );
+}
+
+function InquiryTable(p: { l: Lang; items: InquirySummary[] }) {
+  const { l } = p;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>{t(l, "listing")}</th>
+          <th>{t(l, "status")}</th>
+          <th>{t(l, "messages")}</th>
+          <th>{t(l, "lastActivity")}</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        {p.items.map((i) => (
+          <tr data-inquiry-id={i.id}>
+            <td>
+              <a href={`/objekte/${i.listing_id}`}>{i.listing_title ?? t(l, "untitled")}</a>
+            </td>
+            <td>{t(l, STATUS_TEXT[i.status])}</td>
+            <td>{i.message_count}</td>
+            <td>{when(l, i.last_message_at)}</td>
+            <td>
+              <a href={`/konto/anfragen/${i.id}`}>{t(l, "open")}</a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What the thread page shows besides the thread: a notice or an error, and the text to fill in again. */
+interface ThreadState {
+  error?: TextKey;
+  status?: 400 | 409 | 429;
+  body?: string;
+}
+
+/** The seeker's own enquiry `id`, or undefined for a malformed, unknown or foreign id. */
+async function ownInquiry(ctx: PageCtx, person: Person, id: string): Promise<InquiryThread | undefined> {
+  if (!UUID_RE.test(id)) return undefined;
+  try {
+    return await getSeekerInquiry(ctx.deps, person.userId, id.toLowerCase());
+  } catch (e) {
+    if (e instanceof AppError && e.code === "not_found") return undefined;
+    throw e;
+  }
+}
+
+async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
+  const person = await personOf(ctx, c);
+  if (!person) return c.redirect(LOGIN_PAGE, 303);
+  const thread = await ownInquiry(ctx, person, c.req.param("id") ?? "");
+  if (!thread) return notFoundPage(ctx, c, person);
+  const l = langOfRequest(c);
+  const csrf = csrfToken(c, ctx.secure);
+  const sent = c.req.method === "GET" ? c.req.query("gesendet") : undefined;
+  return c.html(
+    <Layout lang={l} title={thread.listing_title ?? t(l, "untitled")} signedIn csrf={csrf}>
+      {(sent === "anfrage" || sent === "nachricht") && (
+        <p class="notice" role="status">{t(l, sent === "anfrage" ? "enquirySentAccount" : "threadSent")}</p>
+      )}
+      <p>
+        {t(l, "enquiryOf")} {when(l, thread.created_at)} · {t(l, "status")}:{" "}
+        <strong id="inquiry-status">{t(l, STATUS_TEXT[thread.status])}</strong> ·{" "}
+        <a href={`/objekte/${thread.listing_id}`}>{t(l, "listing")}</a>
+      </p>
+      <section id="messages">
+        {thread.messages.map((m) => (
+          <div class={`msg ${m.sender}`} data-sender={m.sender}>
+            <small>
+              {t(l, m.sender === "seeker" ? "you" : "provider")} · {when(l, m.created_at)}
+            </small>
+            <div class="body">{m.body}</div>
+          </div>
+        ))}
+      </section>
+      <h2>{t(l, "writeAgain")}</h2>
+      {state.error && <p class="error" role="alert">{t(l, state.error)}</p>}
+      {thread.status === "rejected" || thread.status === "closed"
+        ? <p id="thread-closed">{t(l, "threadClosed")}</p>
+        : (
+          <form method="post" action={`/konto/anfragen/${thread.id}`}>
+            <CsrfField token={csrf} />
+            <label for="message">{t(l, "message")}</label>
+            <textarea id="message" name="message" rows={5} required maxlength={MESSAGE_MAX}>
+              {state.body ?? ""}
+            </textarea>
+            <button type="submit">{t(l, "sendMessage")}</button>
+          </form>
+        )}
+    </Layout>,
+    state.status ?? 200,
+  );
+}
+
+async function writeAgain(ctx: PageCtx, c: C) {
+  const f = await readForm(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) {
+    return messagePage(c, { title: "badRequest", text: "csrf", status: 403 }, ctx.secure);
+  }
+  const person = await personOf(ctx, c);
+  if (!person) return c.redirect(LOGIN_PAGE, 303);
+  const id = c.req.param("id") ?? "";
+  if (!await ownInquiry(ctx, person, id)) return notFoundPage(ctx, c, person);
+  const body = (f.message ?? "").trim();
+  if (!body || body.length > MESSAGE_MAX) {
+    return threadPage(ctx, c, { error: "messageInvalid", status: 400, body: f.message });
+  }
+  try {
+    await sendSeekerMessage(ctx.deps, person.userId, id.toLowerCase(), body, null);
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    if (e.code === "not_found") return notFoundPage(ctx, c, person);
+    if (e.code === "rate_limited") return threadPage(ctx, c, { error: "messageLimited", status: 429, body });
+    if (e.code === "invalid_request") {
+      return threadPage(ctx, c, { error: "messageInvalid", status: 400, body });
+    }
+    if (e.code === "conflict") return threadPage(ctx, c, { error: "threadClosed", status: 409 });
+    throw e;
+  }
+  return c.redirect(`/konto/anfragen/${id.toLowerCase()}?gesendet=nachricht`, 303);
+}

@@ -1,0 +1,598 @@
+/**
+ * The public listing pages (server-rendered, German or English, no JavaScript): the catalogue search with its
+ * filters and paging, the listing view with map link, location baseline and the enquiry form, and the enquiry
+ * POST. Rules live in `catalogue/`, `valuation/` and `inquiries/`; these handlers parse, call and render.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { z } from "zod";
+import type { Auth } from "../auth/better_auth.ts";
+import {
+  FILTER_NUMBER_MAX,
+  type Listing,
+  type ListingFilter,
+  PAGE_MAX,
+  PAGE_SIZE_DEFAULT,
+  PROPERTY_TYPES,
+  TRANSACTION_TYPES,
+} from "../catalogue/listing.ts";
+import { getPublicListing, searchListings } from "../catalogue/search.ts";
+import { personAccess } from "../db/accounts.ts";
+import { AppError } from "../errors.ts";
+import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
+import type { AppDeps, AppEnv } from "../routes/env.ts";
+import { type BaselineResult, locationBaseline } from "../valuation/baseline.ts";
+import { sessionOf } from "./auth_calls.ts";
+import { csrfOk, csrfToken } from "./csrf.ts";
+import { type Lang, langOf, t, type TextKey } from "./i18n.ts";
+import { CsrfField, Layout } from "./layout.tsx";
+
+type C = Context<AppEnv>;
+
+/** What every page handler needs: the app's dependencies, better-auth and whether cookies are `Secure`. */
+export interface PageCtx {
+  deps: AppDeps;
+  auth: Auth;
+  secure: boolean;
+}
+
+/** The signed-in person of a page request with their role. */
+export interface Person {
+  userId: string;
+  email: string;
+  name: string;
+  role: "seeker" | "provider";
+}
+
+/** A lower-case or upper-case UUID. */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The language of the request. */
+export function langOfRequest(c: C): Lang {
+  return langOf(c.req.header("accept-language"));
+}
+
+/** The string fields of a urlencoded or multipart form body; anything else gives `{}`. */
+export async function readForm(c: C): Promise<Record<string, string>> {
+  const ct = c.req.header("content-type") ?? "";
+  if (!ct.startsWith("application/x-www-form-urlencoded") && !ct.startsWith("multipart/form-data")) return {};
+  const body = await c.req.parseBody().catch(() => ({}));
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** The signed-in person and their role, or undefined. */
+export async function personOf(ctx: PageCtx, c: C): Promise<Person | undefined> {
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return undefined;
+  const access = await personAccess(ctx.deps.db, session.userId);
+  return access ? { ...session, role: access.role } : undefined;
+}
+
+/** A page with one message (error or notice) and the given status. */
+export function messagePage(
+  c: C,
+  p: { title: TextKey; text: TextKey; status: 400 | 403 | 404 | 429; person?: Person | undefined },
+  secure: boolean,
+) {
+  const l = langOfRequest(c);
+  return c.html(
+    <Layout lang={l} title={t(l, p.title)} signedIn={!!p.person} csrf={p.person && csrfToken(c, secure)}>
+      <p class="error" role="alert">{t(l, p.text)}</p>
+      <p>
+        <a href="/objekte">{t(l, "backToSearch")}</a>
+      </p>
+    </Layout>,
+    p.status,
+  );
+}
+
+/** The "not found" page (unknown, unpublished, malformed or foreign id). */
+export function notFoundPage(ctx: PageCtx, c: C, person?: Person) {
+  return messagePage(c, { title: "notFoundTitle", text: "notFound", status: 404, person }, ctx.secure);
+}
+
+/** A date and time in Berlin time, in the page's language. */
+export function when(l: Lang, d: Date | string): string {
+  return new Date(d).toLocaleString(l === "en" ? "en-GB" : "de-DE", {
+    timeZone: "Europe/Berlin",
+    dateStyle: "medium",
+    timeStyle: "short",
+  });
+}
+
+/** The listing page routes: `/objekte`, `/objekte/{id}`, `/objekte/{id}/anfrage` (+ its confirmation). */
+export function listingPageRoutes(ctx: PageCtx): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/objekte", (c) => searchPage(ctx, c));
+  app.get("/objekte/:id", (c) => listingPage(ctx, c, {}));
+  app.post("/objekte/:id/anfrage", (c) => enquire(ctx, c));
+  app.get("/objekte/:id/anfrage/gesendet", (c) => enquirySentPage(ctx, c));
+  return app;
+}
+
+// --- search ------------------------------------------------------------------------------------------------
+
+const FORM_FIELDS = [
+  "city",
+  "transaction_type",
+  "property_type",
+  "min_price",
+  "max_price",
+  "min_rooms",
+  "min_sqm",
+  "page",
+] as const;
+type FormField = (typeof FORM_FIELDS)[number];
+
+const FIELD_LABEL: Record<FormField, TextKey> = {
+  city: "city",
+  transaction_type: "transactionType",
+  property_type: "propertyType",
+  min_price: "minPrice",
+  max_price: "maxPrice",
+  min_rooms: "minRooms",
+  min_sqm: "minSqm",
+  page: "pageOf",
+};
+
+const FIELD_PROBLEM: Record<FormField, TextKey> = {
+  city: "badText",
+  transaction_type: "badChoice",
+  property_type: "badChoice",
+  min_price: "badNumber",
+  max_price: "badNumber",
+  min_rooms: "badNumber",
+  min_sqm: "badNumber",
+  page: "badPage",
+};
+
+/** A number as typed into the form: digits with an optional decimal point or comma (2,5 = 2.5). */
+const formNumber = z.string().transform((s) => s.replace(/\s/g, "").replace(",", "."))
+  .pipe(z.string().regex(/^[0-9]{1,13}(\.[0-9]{1,6})?$/)).transform(Number)
+  .pipe(z.number().min(0).max(FILTER_NUMBER_MAX));
+
+function isControl(ch: string): boolean {
+  const code = ch.charCodeAt(0);
+  return code < 0x20 || code === 0x7f;
+}
+
+const filterForm = z.object({
+  city: z.string().trim().min(1).max(100).refine((s) => ![...s].some(isControl)),
+  transaction_type: z.enum(TRANSACTION_TYPES),
+  property_type: z.enum(PROPERTY_TYPES),
+  min_price: formNumber,
+  max_price: formNumber,
+  min_rooms: formNumber,
+  min_sqm: formNumber,
+  page: z.string().regex(/^[0-9]{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(PAGE_MAX)),
+}).partial();
+
+/** The parsed search form: the filter, or the fields that were wrong (and whether min > max price). */
+type ParsedSearch =
+  | { ok: true; filter: ListingFilter }
+  | { ok: false; fields: FormField[]; priceOrder: boolean };
+
+/** Parses the query of `/objekte`; empty fields mean "no filter", unknown parameters are ignored. */
+function parseSearch(raw: Record<string, string>): ParsedSearch {
+  const given: Record<string, string> = {};
+  for (const k of FORM_FIELDS) if (raw[k] !== undefined && raw[k].trim() !== "") given[k] = raw[k];
+  const r = filterForm.safeParse(given);
+  if (!r.success) {
+    const fields = [...new Set(r.error.issues.map((i) => i.path[0] as FormField))];
+    return { ok: false, fields, priceOrder: false };
+  }
+  const { page, ...rest } = r.data;
+  const filter: ListingFilter = { ...rest, page: page ?? 1, page_size: PAGE_SIZE_DEFAULT };
+  if (
+    filter.min_price !== undefined && filter.max_price !== undefined && filter.min_price > filter.max_price
+  ) {
+    return { ok: false, fields: [], priceOrder: true };
+  }
+  return { ok: true, filter };
+}
+
+/** The query string of `filter` at page `page` (only the filters that are set). */
+function searchQuery(filter: ListingFilter, page: number): string {
+  const q = new URLSearchParams();
+  for (const k of FORM_FIELDS) {
+    const v = k === "page" ? undefined : filter[k];
+    if (v !== undefined) q.set(k, String(v));
+  }
+  if (page > 1) q.set("page", String(page));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+async function searchPage(ctx: PageCtx, c: C) {
+  const l = langOfRequest(c);
+  const raw = c.req.query();
+  const parsed = parseSearch(raw);
+  const person = await personOf(ctx, c);
+  const csrf = person ? csrfToken(c, ctx.secure) : undefined;
+  const result = parsed.ok ? await searchListings(ctx.deps.db, parsed.filter) : undefined;
+  return c.html(
+    <Layout lang={l} title={t(l, "searchTitle")} signedIn={!!person} csrf={csrf}>
+      {!parsed.ok && <FilterProblems l={l} parsed={parsed} />}
+      <SearchForm l={l} raw={raw} />
+      {result && parsed.ok && (
+        <>
+          <p id="total">
+            {result.total.toLocaleString(l === "en" ? "en-GB" : "de-DE")} {t(l, "found")}
+          </p>
+          {result.items.length === 0
+            ? <p>{t(l, "noResults")}</p>
+            : result.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
+          <Pager l={l} filter={parsed.filter} total={result.total} />
+        </>
+      )}
+    </Layout>,
+    parsed.ok ? 200 : 400,
+  );
+}
+
+function FilterProblems(p: { l: Lang; parsed: Extract<ParsedSearch, { ok: false }> }) {
+  const { l, parsed } = p;
+  return (
+    <div class="error" role="alert">
+      {parsed.priceOrder ? <p>{t(l, "priceOrder")}</p> : (
+        <>
+          <p>{t(l, "badFilter")}</p>
+          <ul>
+            {parsed.fields.map((f) => (
+              <li data-field={f}>
+                {t(l, FIELD_LABEL[f])}: {t(l, FIELD_PROBLEM[f])}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+function SearchForm(p: { l: Lang; raw: Record<string, string> }) {
+  const { l, raw } = p;
+  const text = (name: FormField, label: TextKey, mode: "text" | "decimal") => (
+    <div>
+      <label for={name}>{t(l, label)}</label>
+      <input
+        id={name}
+        name={name}
+        type="text"
+        inputmode={mode}
+        maxlength={100}
+        value={(raw[name] ?? "").slice(0, 100)}
+      />
+    </div>
+  );
+  const choice = (name: FormField, label: TextKey, values: readonly TextKey[]) => (
+    <div>
+      <label for={name}>{t(l, label)}</label>
+      <select id={name} name={name}>
+        <option value="">{t(l, "any")}</option>
+        {values.map((v) => <Choice key={v} value={v} label={t(l, v)} selected={raw[name] === v} />)}
+      </select>
+    </div>
+  );
+  return (
+    <form method="get" action="/objekte" role="search">
+      <div class="filters">
+        {text("city", "city", "text")}
+        {choice("transaction_type", "transactionType", TRANSACTION_TYPES)}
+        {choice("property_type", "propertyType", PROPERTY_TYPES)}
+        {text("min_price", "minPrice", "decimal")}
+        {text("max_price", "maxPrice", "decimal")}
+        {text("min_rooms", "minRooms", "decimal")}
+        {text("min_sqm", "minSqm", "decimal")}
+      </div>
+      <button type="submit">{t(l, "search")}</button>
+    </form>
+  );
+}
+
+function Choice(p: { value: string; label: string; selected: boolean }) {
+  return <option value={p.value} selected={p.selected}>{p.label}</option>;
+}
+
+function ListingCard(p: { l: Lang; item: Listing }) {
+  const { l, item } = p;
+  return (
+    <article class="card" data-listing-id={item.id}>
+      <h2>
+        <a href={`/objekte/${item.id}`}>{item.title ?? t(l, "untitled")}</a>
+        {item.beispiel && <span class="badge">{t(l, "beispiel")}</span>}
+      </h2>
+      <p>
+        {[
+          [item.postal_code, item.city].filter(Boolean).join(" "),
+          item.property_type && t(l, item.property_type),
+          item.transaction_type && t(l, item.transaction_type),
+          item.asked_price !== null && euro(l, item.asked_price),
+          item.total_rooms !== null && `${num(l, item.total_rooms)} ${t(l, "rooms")}`,
+          item.square_meters !== null && `${num(l, item.square_meters)} m²`,
+        ].filter(Boolean).join(" · ")}
+      </p>
+    </article>
+  );
+}
+
+function Pager(p: { l: Lang; filter: ListingFilter; total: number }) {
+  const { l, filter, total } = p;
+  const last = Math.max(1, Math.ceil(total / filter.page_size));
+  return (
+    <nav class="pager" aria-label={t(l, "pageOf")}>
+      {filter.page > 1 && (
+        <a rel="prev" href={`/objekte${searchQuery(filter, Math.min(filter.page - 1, last))}`}>
+          {t(l, "previous")}
+        </a>
+      )}
+      <span>
+        {t(l, "pageOf")} {filter.page} {t(l, "of")} {last}
+      </span>
+      {filter.page < last && (
+        <a rel="next" href={`/objekte${searchQuery(filter, filter.page + 1)}`}>{t(l, "next")}</a>
+      )}
+    </nav>
+  );
+}
+
+function euro(l: Lang, v: number): string {
+  return v.toLocaleString(l === "en" ? "en-GB" : "de-DE", {
+    style: "currency",
+    currency: "EUR",
+    maximumFractionDigits: v % 1 === 0 ? 0 : 2,
+  });
+}
+
+function num(l: Lang, v: number): string {
+  return v.toLocaleString(l === "en" ? "en-GB" : "de-DE", { maximumFractionDigits: 2 });
+}
+
+// --- listing view and enquiry form -------------------------------------------------------------------------
+
+/** What the enquiry form shows again after a failed POST. */
+interface EnquiryState {
+  error?: TextKey;
+  status?: 400 | 429;
+  values?: { name?: string; email?: string; phone?: string; message?: string };
+}
+
+async function listingPage(ctx: PageCtx, c: C, state: EnquiryState) {
+  const person = await personOf(ctx, c);
+  const listing = await findListing(ctx, c.req.param("id") ?? "");
+  if (!listing) return notFoundPage(ctx, c, person);
+  const l = langOfRequest(c);
+  const csrf = csrfToken(c, ctx.secure);
+  const baseline = await baselineOf(ctx, listing);
+  return c.html(
+    <Layout lang={l} title={listing.title ?? t(l, "untitled")} signedIn={!!person} csrf={csrf}>
+      {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}
+      <ListingFacts l={l} listing={listing} />
+      <h2>{t(l, "location")}</h2>
+      <MapLink l={l} listing={listing} />
+      <h2>{t(l, "baselineTitle")}</h2>
+      <Baseline l={l} baseline={baseline} />
+      <h2 id="anfrage">{t(l, "enquiryTitle")}</h2>
+      <EnquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
+    </Layout>,
+    state.status ?? 200,
+  );
+}
+
+/** The published listing of a path id, or undefined for an unknown, unpublished or malformed one. */
+async function findListing(ctx: PageCtx, id: string): Promise<Listing | undefined> {
+  try {
+    return await getPublicListing(ctx.deps.db, id);
+  } catch (e) {
+    if (e instanceof AppError && e.code === "not_found") return undefined;
+    throw e;
+  }
+}
+
+/** The location baseline of the listing's place and kind; no transaction type means no basis. */
+async function baselineOf(ctx: PageCtx, listing: Listing): Promise<BaselineResult | undefined> {
+  if (!listing.transaction_type) return undefined;
+  const point = listing.latitude !== null && listing.longitude !== null;
+  return await locationBaseline(ctx.deps.db, {
+    plz: listing.postal_code && /^[0-9]{5}$/.test(listing.postal_code) ? listing.postal_code : undefined,
+    city: listing.city?.trim().slice(0, 100) || undefined,
+    lat: point ? listing.latitude! : undefined,
+    lng: point ? listing.longitude! : undefined,
+    property_type: listing.property_type ?? undefined,
+    art: listing.transaction_type === "buy" ? "kauf" : "miete",
+  });
+}
+
+function ListingFacts(p: { l: Lang; listing: Listing }) {
+  const { l, listing: x } = p;
+  const unknown = t(l, "unknown");
+  const priceLabel = x.transaction_type === "rent"
+    ? "rentPerMonth"
+    : x.transaction_type === "buy"
+    ? "purchasePrice"
+    : "price";
+  return (
+    <dl class="facts">
+      <dt>{t(l, "city")}</dt>
+      <dd id="f-city">{[x.postal_code, x.city].filter(Boolean).join(" ") || unknown}</dd>
+      <dt>{t(l, "propertyType")}</dt>
+      <dd id="f-property-type">{x.property_type ? t(l, x.property_type) : unknown}</dd>
+      <dt>{t(l, "transactionType")}</dt>
+      <dd id="f-transaction-type">{x.transaction_type ? t(l, x.transaction_type) : unknown}</dd>
+      <dt>{t(l, priceLabel)}</dt>
+      <dd id="f-price">{x.asked_price !== null ? euro(l, x.asked_price) : unknown}</dd>
+      <dt>{t(l, "rooms")}</dt>
+      <dd id="f-rooms">{x.total_rooms !== null ? num(l, x.total_rooms) : unknown}</dd>
+      <dt>{t(l, "area")}</dt>
+      <dd id="f-area">{x.square_meters !== null ? `${num(l, x.square_meters)} m²` : unknown}</dd>
+    </dl>
+  );
+}
+
+/** The OpenStreetMap address of a point. */
+export function mapUrl(lat: number, lng: number): string {
+  return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lng}#map=16/${lat}/${lng}`;
+}
+
+function MapLink(p: { l: Lang; listing: Listing }) {
+  const { latitude: lat, longitude: lng } = p.listing;
+  if (lat === null || lng === null) return <p>{t(p.l, "noMap")}</p>;
+  return (
+    <p>
+      <a id="map-link" href={mapUrl(lat, lng)} rel="noopener noreferrer">{t(p.l, "showMap")}</a> ({lat},{" "}
+      {lng})
+    </p>
+  );
+}
+
+function Baseline(p: { l: Lang; baseline: BaselineResult | undefined }) {
+  const { l, baseline: b } = p;
+  if (!b || b.source === "none" || b.base_eur_sqm === null) {
+    return (
+      <div id="baseline" data-source="none">
+        <p>{t(l, "baselineNone")}</p>
+        {b?.region_label && <p>{b.region_label}</p>}
+      </div>
+    );
+  }
+  return (
+    <div id="baseline" data-source={b.source}>
+      <p>
+        <strong>{num(l, b.base_eur_sqm)} {t(l, "perSqm")}</strong>
+      </p>
+      <p>
+        {t(l, "source")}: {t(l, b.source === "bodenrichtwert" ? "baselineBrw" : "baselineCmp")}
+      </p>
+      {b.region_label && <p>{b.region_label}</p>}
+      {(b.stichtag || b.gfz !== null) && (
+        <p>
+          {b.stichtag && `${t(l, "stichtag")}: ${b.stichtag}`}
+          {b.stichtag && b.gfz !== null && " · "}
+          {b.gfz !== null && `${t(l, "gfz")}: ${num(l, b.gfz)}`}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function EnquiryForm(
+  p: { l: Lang; listing: Listing; person: Person | undefined; csrf: string; state: EnquiryState },
+) {
+  const { l, person, state } = p;
+  if (person && person.role !== "seeker") {
+    return <p class="notice" id="provider-note">{t(l, "providerNote")}</p>;
+  }
+  const v = state.values ?? {};
+  return (
+    <form method="post" action={`/objekte/${p.listing.id}/anfrage`}>
+      {state.error && <p class="error" role="alert">{t(l, state.error)}</p>}
+      <CsrfField token={p.csrf} />
+      {person
+        ? (
+          <p id="sending-as">
+            {t(l, "sendingAs")} <strong>{person.name}</strong> ({person.email})
+          </p>
+        )
+        : (
+          <>
+            <p>{t(l, "anonymousNote")}</p>
+            <label for="name">{t(l, "name")}</label>
+            <input id="name" name="name" type="text" required maxlength={200} value={v.name ?? ""} />
+            <label for="email">{t(l, "email")}</label>
+            <input id="email" name="email" type="email" required maxlength={320} value={v.email ?? ""} />
+            <label for="phone">{t(l, "phoneOptional")}</label>
+            <input id="phone" name="phone" type="tel" maxlength={50} value={v.phone ?? ""} />
+          </>
+        )}
+      <label for="message">{t(l, "message")}</label>
+      <textarea id="message" name="message" rows={6} required maxlength={MESSAGE_MAX}>
+        {v.message ?? ""}
+      </textarea>
+      <button type="submit">{t(l, "sendEnquiry")}</button>
+    </form>
+  );
+}
+
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+/** The enquirer and message of the form, or undefined when a field is missing or too long. */
+function enquiryInput(
+  f: Record<string, string>,
+  person: Person | undefined,
+): { enquirer: Enquirer; message: string } | undefined {
+  const message = (f.message ?? "").trim();
+  if (!message || message.length > MESSAGE_MAX) return undefined;
+  if (person) {
+    return {
+      enquirer: { seekerId: person.userId, name: person.name, email: person.email, phone: null },
+      message,
+    };
+  }
+  const name = (f.name ?? "").trim();
+  const email = (f.email ?? "").trim().toLowerCase();
+  const phone = (f.phone ?? "").trim();
+  if (!name || name.length > 200 || email.length > 320 || !EMAIL_RE.test(email) || phone.length > 50) {
+    return undefined;
+  }
+  return { enquirer: { seekerId: null, name, email, phone: phone || null }, message };
+}
+
+async function enquire(ctx: PageCtx, c: C) {
+  const f = await readForm(c);
+  if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) {
+    return messagePage(c, { title: "badRequest", text: "csrf", status: 403 }, ctx.secure);
+  }
+  const person = await personOf(ctx, c);
+  const id = c.req.param("id") ?? "";
+  if (!await findListing(ctx, id)) return notFoundPage(ctx, c, person);
+  if (person && person.role !== "seeker") {
+    return messagePage(c, { title: "enquiryTitle", text: "providerNote", status: 403, person }, ctx.secure);
+  }
+  const values = { name: f.name, email: f.email, phone: f.phone, message: f.message };
+  const input = enquiryInput(f, person);
+  if (!input) return listingPage(ctx, c, { error: "enquiryInvalid", status: 400, values });
+  try {
+    const sent = await sendInquiry(ctx.deps, { listingId: id.toLowerCase(), ...input, origin: null });
+    return c.redirect(
+      person
+        ? `/konto/anfragen/${sent.inquiryId}?gesendet=anfrage`
+        : `/objekte/${id.toLowerCase()}/anfrage/gesendet`,
+      303,
+    );
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    if (e.code === "not_found") return notFoundPage(ctx, c, person);
+    if (e.code === "rate_limited") {
+      return listingPage(ctx, c, { error: "enquiryLimited", status: 429, values });
+    }
+    if (e.code === "invalid_request") {
+      return listingPage(ctx, c, { error: "enquiryInvalid", status: 400, values });
+    }
+    throw e;
+  }
+}
+
+async function enquirySentPage(ctx: PageCtx, c: C) {
+  const person = await personOf(ctx, c);
+  const listing = await findListing(ctx, c.req.param("id") ?? "");
+  if (!listing) return notFoundPage(ctx, c, person);
+  const l = langOfRequest(c);
+  return c.html(
+    <Layout
+      lang={l}
+      title={t(l, "enquirySentTitle")}
+      signedIn={!!person}
+      csrf={person && csrfToken(c, ctx.secure)}
+    >
+      <p class="notice" role="status">{t(l, "enquirySent")}</p>
+      <p>
+        <a href={`/objekte/${listing.id}`}>{listing.title ?? t(l, "untitled")}</a>
+      </p>
+      <p>
+        <a href="/objekte">{t(l, "backToSearch")}</a>
+      </p>
+    </Layout>,
+  );
+}

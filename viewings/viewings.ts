@@ -1,0 +1,488 @@
+/**
+ * Viewings (`Besichtigungen`): providers offer slots (`termin`) on their listings, seekers book one slot per
+ * enquiry, move to another or give it up; providers move or cancel slots. Every change writes its rows and its
+ * events (viewing.booked, viewing.cancelled, viewing.changed) in one transaction. Used by MCP tools and pages.
+ *
+ * Access: a provider reaches only its office's listings and slots, a seeker only their own enquiries and slots
+ * of published listings; anything else (including malformed ids) is `not_found`, exactly like an unknown id.
+ */
+import type { Kysely } from "kysely";
+import { officeOf, type Principal } from "../auth/principal.ts";
+import * as sqlv from "../db/viewings.ts";
+import type { Database } from "../db/schema.ts";
+import { AppError } from "../errors.ts";
+import { originOf, recordEvent } from "../events/outbox.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
+import { spanDe, whenDe } from "./text.ts";
+
+/** The most slots one call may create. */
+export const MAX_SLOTS_PER_CALL = 50;
+/** The longest a slot may last, in ms (12 hours). */
+export const MAX_SLOT_MS = 12 * 3_600_000;
+/** The fewest and most places of a slot. */
+export const PLACES = { min: 1, max: 500 } as const;
+/** Paging bounds of the list functions (page_size default and maximum). */
+export const PAGE_SIZE = { default: 24, max: 60 } as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the domain needs from the app. */
+export type ViewingDeps = Pick<AppDeps, "db" | "clock">;
+
+/** A slot to create or the new times of a slot: ISO 8601 timestamps with offset. */
+export interface SlotTimes {
+  start: string;
+  end: string;
+}
+
+/** A slot to create. */
+export interface SlotInput extends SlotTimes {
+  places: number;
+}
+
+/** A slot as a seeker sees it. */
+export interface SeekerSlot {
+  id: string;
+  listing_id: string;
+  start: string;
+  end: string;
+  places: number;
+  free_places: number;
+  booked_by_me: boolean;
+}
+
+/** An active booking as a provider sees it. */
+export interface ProviderBooking {
+  id: string;
+  inquiry_id: string;
+  name: string | null;
+  booked_at: string;
+}
+
+/** A slot as a provider sees it, with its active bookings. */
+export interface ProviderSlot {
+  id: string;
+  listing_id: string;
+  start: string;
+  end: string;
+  places: number;
+  booked: number;
+  free_places: number;
+  status: "open" | "cancelled";
+  bookings: ProviderBooking[];
+}
+
+/** One page of a list. */
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+/** Paging arguments (page from 1; page_size 1–60). */
+export interface Paging {
+  page?: number | undefined;
+  page_size?: number | undefined;
+}
+
+/** What booking a slot did. */
+export interface BookingResult {
+  booking_id: string;
+  inquiry_id: string;
+  slot_id: string;
+  listing_id: string;
+  start: string;
+  end: string;
+  /** The enquiry had another slot booked, which this booking replaced. */
+  moved: boolean;
+  /** The enquiry had already booked this slot; nothing changed. */
+  unchanged: boolean;
+}
+
+/** What giving up a booking did. */
+export interface CancelResult {
+  inquiry_id: string;
+  /** Whether a booking was given up (false: the enquiry had none). */
+  cancelled: boolean;
+  slot_id: string | null;
+  start: string | null;
+}
+
+/** What a provider's change of a slot did. */
+export interface SlotChangeResult {
+  slot: ProviderSlot;
+  /** How many booked enquiries the change concerned. */
+  bookings_affected: number;
+}
+
+function ensureId(id: string): string {
+  if (!UUID.test(id)) throw new AppError("not_found");
+  return id.toLowerCase();
+}
+
+function seekerOf(principal: Principal): string {
+  if (principal.right !== "suchen") throw new AppError("not_found");
+  return principal.userId;
+}
+
+function parseTime(value: string, field: string): Date {
+  const d = /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) throw new AppError("invalid_request", `${field}: not an ISO 8601 timestamp`);
+  return d;
+}
+
+function checkTimes(t: SlotTimes, now: Date, at: string): { start: Date; end: Date } {
+  const start = parseTime(t.start, `${at}start`);
+  const end = parseTime(t.end, `${at}end`);
+  if (start.getTime() <= now.getTime()) {
+    throw new AppError("invalid_request", `${at}start: must be in the future`);
+  }
+  if (end.getTime() <= start.getTime()) {
+    throw new AppError("invalid_request", `${at}end: must be after start`);
+  }
+  if (end.getTime() - start.getTime() > MAX_SLOT_MS) {
+    throw new AppError("invalid_request", `${at}end: a slot lasts at most 12 hours`);
+  }
+  return { start, end };
+}
+
+function checkSlot(s: SlotInput, now: Date, at: string): { start: Date; end: Date; places: number } {
+  if (!Number.isInteger(s.places) || s.places < PLACES.min || s.places > PLACES.max) {
+    throw new AppError("invalid_request", `${at}places: a whole number from 1 to 500`);
+  }
+  return { ...checkTimes(s, now, at), places: s.places };
+}
+
+function paging(p: Paging): { page: number; page_size: number; offset: number } {
+  const page = p.page ?? 1;
+  const page_size = p.page_size ?? PAGE_SIZE.default;
+  if (!Number.isInteger(page) || page < 1) throw new AppError("invalid_request", "page: from 1");
+  if (!Number.isInteger(page_size) || page_size < 1 || page_size > PAGE_SIZE.max) {
+    throw new AppError("invalid_request", "page_size: from 1 to 60");
+  }
+  return { page, page_size, offset: (page - 1) * page_size };
+}
+
+function providerSlot(s: sqlv.SlotWithCount, bookings: sqlv.SlotBooking[]): ProviderSlot {
+  return {
+    id: s.id,
+    listing_id: s.listing_id,
+    start: s.starts_at.toISOString(),
+    end: s.ends_at.toISOString(),
+    places: s.places,
+    booked: s.booked,
+    free_places: Math.max(0, s.places - s.booked),
+    status: s.status,
+    bookings: bookings.filter((b) => b.slot_id === s.id).map((b) => ({
+      id: b.id,
+      inquiry_id: b.inquiry_id,
+      name: b.name,
+      booked_at: b.created_at.toISOString(),
+    })),
+  };
+}
+
+/**
+ * Creates up to 50 slots on a listing of the provider's office that is not withdrawn, all or none (one
+ * transaction). Each slot starts in the future, ends after its start and at most 12 hours later, with 1–500
+ * places. Throws `not_found` for a listing outside the office, `invalid_request` for a broken rule.
+ */
+export async function createViewingSlots(
+  deps: ViewingDeps,
+  principal: Principal,
+  listingId: string,
+  slots: SlotInput[],
+): Promise<{ listing_id: string; items: ProviderSlot[] }> {
+  const officeId = officeOf(principal);
+  const id = ensureId(listingId);
+  const now = nowOf(deps);
+  const status = await sqlv.officeListingStatus(deps.db.kysely, id, officeId);
+  if (status === undefined) throw new AppError("not_found");
+  if (status === "withdrawn") throw new AppError("conflict", "the listing is withdrawn");
+  if (slots.length < 1 || slots.length > MAX_SLOTS_PER_CALL) {
+    throw new AppError("invalid_request", "slots: 1 to 50 slots per call");
+  }
+  const rows = slots.map((s, i) => ({
+    listing_id: id,
+    office_id: officeId,
+    ...checkSlot(s, now, `slots[${i}].`),
+  })).map(({ start, end, ...r }) => ({ ...r, starts_at: start, ends_at: end }));
+  const created = await deps.db.kysely.transaction().execute((tx) => sqlv.insertSlots(tx, rows, now));
+  return { listing_id: id, items: created.map((s) => providerSlot({ ...s, booked: 0 }, [])) };
+}
+
+/** Open slots of a published listing that start in the future, earliest first; `not_found` otherwise. */
+export async function listSeekerSlots(
+  deps: ViewingDeps,
+  principal: Principal,
+  args: { listing_id: string } & Paging,
+): Promise<PageOf<SeekerSlot>> {
+  const seekerId = seekerOf(principal);
+  const id = ensureId(args.listing_id);
+  const p = paging(args);
+  if (!await sqlv.isPublishedListing(deps.db.kysely, id)) throw new AppError("not_found");
+  const { items, total } = await sqlv.openSlotsOfListing(deps.db, {
+    listingId: id,
+    seekerId,
+    now: nowOf(deps),
+    limit: p.page_size,
+    offset: p.offset,
+  });
+  return {
+    items: items.map((s) => ({
+      id: s.id,
+      listing_id: s.listing_id,
+      start: s.starts_at.toISOString(),
+      end: s.ends_at.toISOString(),
+      places: s.places,
+      free_places: Math.max(0, s.places - s.booked),
+      booked_by_me: s.mine,
+    })),
+    total,
+    page: p.page,
+    page_size: p.page_size,
+  };
+}
+
+/** Locks the seeker's enquiry and the slot of its listing; `not_found` unless both are the seeker's to use. */
+async function lockForBooking(
+  tx: Kysely<Database>,
+  seekerId: string,
+  inquiryId: string,
+  slotId: string,
+): Promise<{ inquiry: sqlv.InquiryRow; slot: sqlv.SlotRow }> {
+  const inquiry = await sqlv.lockSeekerInquiry(tx, inquiryId, seekerId);
+  if (!inquiry) throw new AppError("not_found");
+  const slot = await sqlv.lockSlot(tx, slotId);
+  if (!slot || slot.listing_id !== inquiry.listing_id) throw new AppError("not_found");
+  if (!await sqlv.isPublishedListing(tx, slot.listing_id)) throw new AppError("not_found");
+  return { inquiry, slot };
+}
+
+function bookingResult(
+  bookingId: string,
+  slot: sqlv.SlotRow,
+  inquiryId: string,
+  moved: boolean,
+  unchanged: boolean,
+): BookingResult {
+  return {
+    booking_id: bookingId,
+    inquiry_id: inquiryId,
+    slot_id: slot.id,
+    listing_id: slot.listing_id,
+    start: slot.starts_at.toISOString(),
+    end: slot.ends_at.toISOString(),
+    moved,
+    unchanged,
+  };
+}
+
+/**
+ * Books slot `slotId` for the seeker's enquiry `inquiryId` (about the slot's listing; not rejected or closed).
+ * The slot must be open, in the future and have a free place (`conflict` otherwise; the slot row is locked, so
+ * two bookings cannot both take the last place). An existing booking of the enquiry on another slot is moved
+ * (cancelled and replaced in the same transaction; viewing.booked says `umgebucht: true`); booking the slot the
+ * enquiry already has changes nothing and writes no event.
+ */
+export async function bookViewing(
+  deps: ViewingDeps,
+  principal: Principal,
+  inquiryId: string,
+  slotId: string,
+): Promise<BookingResult> {
+  const seekerId = seekerOf(principal);
+  const iid = ensureId(inquiryId);
+  const sid = ensureId(slotId);
+  const now = nowOf(deps);
+  return await deps.db.kysely.transaction().execute(async (tx) => {
+    const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
+    if (inquiry.status === "rejected" || inquiry.status === "closed") {
+      throw new AppError("conflict", "the enquiry is rejected or closed");
+    }
+    const current = await sqlv.activeBookingOf(tx, iid);
+    if (current?.slot_id === sid) return bookingResult(current.id, slot, iid, false, true);
+    if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
+    if (slot.starts_at.getTime() <= now.getTime()) throw new AppError("conflict", "the slot has begun");
+    if (await sqlv.countBooked(tx, sid) >= slot.places) throw new AppError("conflict", "the slot is full");
+    const moved = current !== undefined && await sqlv.cancelBooking(tx, current.id, now);
+    const bookingId = await sqlv.insertBooking(tx, sid, iid, now);
+    await recordEvent(tx, {
+      name: "viewing.booked",
+      data: {
+        termin_id: sid,
+        anfrage_id: iid,
+        objekt_id: slot.listing_id,
+        beginn: slot.starts_at.toISOString(),
+        umgebucht: moved,
+        satz: moved
+          ? `Eine Besichtigung wurde auf den ${whenDe(slot.starts_at)} umgebucht.`
+          : `Eine Besichtigung am ${whenDe(slot.starts_at)} wurde gebucht.`,
+      },
+      owner: { office: slot.office_id },
+      origin: originOf(principal),
+      at: now,
+    });
+    return bookingResult(bookingId, slot, iid, moved, false);
+  });
+}
+
+/**
+ * Gives up the active booking of the seeker's enquiry `inquiryId`; the slot stays. Writes viewing.cancelled.
+ * Without an active booking nothing changes (`cancelled: false`).
+ */
+export async function cancelViewing(
+  deps: ViewingDeps,
+  principal: Principal,
+  inquiryId: string,
+): Promise<CancelResult> {
+  const seekerId = seekerOf(principal);
+  const iid = ensureId(inquiryId);
+  const now = nowOf(deps);
+  return await deps.db.kysely.transaction().execute(async (tx) => {
+    const inquiry = await sqlv.lockSeekerInquiry(tx, iid, seekerId);
+    if (!inquiry) throw new AppError("not_found");
+    const current = await sqlv.activeBookingOf(tx, iid);
+    if (!current || !await sqlv.cancelBooking(tx, current.id, now)) {
+      return { inquiry_id: iid, cancelled: false, slot_id: null, start: null };
+    }
+    await recordEvent(tx, {
+      name: "viewing.cancelled",
+      data: {
+        termin_id: current.slot_id,
+        anfrage_id: iid,
+        objekt_id: inquiry.listing_id,
+        beginn: current.starts_at.toISOString(),
+        satz: `Eine Buchung für die Besichtigung am ${whenDe(current.starts_at)} wurde abgesagt.`,
+      },
+      owner: { office: inquiry.office_id },
+      origin: originOf(principal),
+      at: now,
+    });
+    return {
+      inquiry_id: iid,
+      cancelled: true,
+      slot_id: current.slot_id,
+      start: current.starts_at.toISOString(),
+    };
+  });
+}
+
+/**
+ * The provider's slots (optionally of one listing of the office, starting in [from, to)), earliest first, with
+ * status, counts and active bookings. A listing outside the office is `not_found`.
+ */
+export async function listOfficeViewings(
+  deps: ViewingDeps,
+  principal: Principal,
+  args: { listing_id?: string | undefined; from?: string | undefined; to?: string | undefined } & Paging,
+): Promise<PageOf<ProviderSlot>> {
+  const officeId = officeOf(principal);
+  const listingId = args.listing_id === undefined ? undefined : ensureId(args.listing_id);
+  if (listingId !== undefined && !await sqlv.officeListingStatus(deps.db.kysely, listingId, officeId)) {
+    throw new AppError("not_found");
+  }
+  const p = paging(args);
+  const { items, total } = await sqlv.officeSlots(deps.db, {
+    officeId,
+    ...(listingId === undefined ? {} : { listingId }),
+    ...(args.from === undefined ? {} : { from: parseTime(args.from, "from") }),
+    ...(args.to === undefined ? {} : { to: parseTime(args.to, "to") }),
+    limit: p.page_size,
+    offset: p.offset,
+  });
+  const bookings = await sqlv.activeBookingsOfSlots(deps.db.kysely, items.map((s) => s.id));
+  return { items: items.map((s) => providerSlot(s, bookings)), total, page: p.page, page_size: p.page_size };
+}
+
+/** Writes one viewing.changed per booked enquiry with a seeker account; returns how many enquiries were booked. */
+async function notifySeekers(
+  tx: Kysely<Database>,
+  principal: Principal,
+  booked: sqlv.BookedInquiry[],
+  change: { kind: "moved"; start: Date } | { kind: "cancelled"; was: Date },
+  now: Date,
+): Promise<number> {
+  for (const b of booked) {
+    if (b.seeker_id === null) continue;
+    await recordEvent(tx, {
+      name: "viewing.changed",
+      data: {
+        inquiry_id: b.inquiry_id,
+        listing_id: b.listing_id,
+        change: change.kind,
+        start: change.kind === "moved" ? change.start.toISOString() : null,
+        satz: change.kind === "moved"
+          ? `Ihre Besichtigung wurde vom Anbieter auf den ${whenDe(change.start)} verlegt.`
+          : `Ihre Besichtigung am ${whenDe(change.was)} wurde vom Anbieter abgesagt.`,
+      },
+      owner: { seeker: b.seeker_id },
+      origin: originOf(principal),
+      at: now,
+    });
+  }
+  return booked.length;
+}
+
+/**
+ * Moves an open slot of the provider's office to new times (start in the future, end after it, at most 12 hours);
+ * its bookings move with it and each booked seeker gets viewing.changed (`moved`, new start). The same times
+ * again change nothing. `not_found` for a slot outside the office, `conflict` for a cancelled slot.
+ */
+export async function moveViewingSlot(
+  deps: ViewingDeps,
+  principal: Principal,
+  slotId: string,
+  times: SlotTimes,
+): Promise<SlotChangeResult> {
+  const officeId = officeOf(principal);
+  const sid = ensureId(slotId);
+  const now = nowOf(deps);
+  return await deps.db.kysely.transaction().execute(async (tx) => {
+    const slot = await sqlv.lockSlot(tx, sid, officeId);
+    if (!slot) throw new AppError("not_found");
+    if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
+    const { start, end } = checkTimes(times, now, "");
+    const booked = await sqlv.bookedInquiries(tx, sid);
+    const same = start.getTime() === slot.starts_at.getTime() && end.getTime() === slot.ends_at.getTime();
+    if (!same) {
+      await sqlv.setSlotTimes(tx, sid, start, end, now);
+      await notifySeekers(tx, principal, booked, { kind: "moved", start }, now);
+    }
+    const moved = { ...slot, starts_at: start, ends_at: end, booked: booked.length };
+    return {
+      slot: providerSlot(moved, await sqlv.activeBookingsOfSlots(tx, [sid])),
+      bookings_affected: same ? 0 : booked.length,
+    };
+  });
+}
+
+/**
+ * Cancels a slot of the provider's office and every booking on it; each booked seeker gets viewing.changed
+ * (`cancelled`). Cancelling a cancelled slot changes nothing. `not_found` for a slot outside the office.
+ */
+export async function cancelViewingSlot(
+  deps: ViewingDeps,
+  principal: Principal,
+  slotId: string,
+): Promise<SlotChangeResult> {
+  const officeId = officeOf(principal);
+  const sid = ensureId(slotId);
+  const now = nowOf(deps);
+  return await deps.db.kysely.transaction().execute(async (tx) => {
+    const slot = await sqlv.lockSlot(tx, sid, officeId);
+    if (!slot) throw new AppError("not_found");
+    const cancelled = { ...slot, status: "cancelled" as const, booked: 0 };
+    if (slot.status === "cancelled") return { slot: providerSlot(cancelled, []), bookings_affected: 0 };
+    const booked = await sqlv.bookedInquiries(tx, sid);
+    await sqlv.cancelSlotAndBookings(tx, sid, now);
+    const n = await notifySeekers(tx, principal, booked, { kind: "cancelled", was: slot.starts_at }, now);
+    return { slot: providerSlot(cancelled, []), bookings_affected: n };
+  });
+}
+
+/** A German one-line rendering of a slot for tool texts. */
+export function slotLineDe(s: { start: string; end: string }): string {
+  return spanDe(new Date(s.start), new Date(s.end));
+}
