@@ -11,6 +11,7 @@ import { registerProviderInquiryTools, registerSeekerInquiryTools } from "./tool
 import { registerSavedSearchTools } from "./tools/saved_searches.ts";
 import { registerProviderStockTools } from "./tools/stock.ts";
 import { codedError } from "./tools/tool_error.ts";
+import { registerDeclared, ToolSet } from "./tools/define.ts";
 import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
 
 /** Version reported in `serverInfo` (the service's interface version, spec §9). */
@@ -48,31 +49,47 @@ const SEEKER_INSTRUCTIONS = [
   "Listings with beispiel = true are invented samples.",
 ].join("\n\n");
 
+/** The provider server's tools, declared once (see {@linkcode ToolSet}). */
+export function providerTools(deps: AppDeps): ToolSet {
+  const tools = new ToolSet();
+  registerProviderStockTools(tools, deps);
+  registerProviderInquiryTools(tools, deps);
+  registerProviderViewingTools(tools, deps);
+  return tools;
+}
+
+/** The seeker server's tools, declared once. */
+export function seekerTools(deps: AppDeps): ToolSet {
+  const tools = new ToolSet();
+  registerGetProperty(tools, deps);
+  registerSeekerCatalogueTools(tools, deps);
+  registerSeekerInquiryTools(tools, deps);
+  registerSeekerViewingTools(tools, deps);
+  registerSavedSearchTools(tools, deps);
+  return tools;
+}
+
 /** A fresh provider server (tools for principals with right `lesen`). */
-export function createProviderServer(deps: AppDeps): McpServer {
+export function createProviderServer(deps: AppDeps, tools: ToolSet = providerTools(deps)): McpServer {
   const server = new McpServer(
     { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
     { instructions: PROVIDER_INSTRUCTIONS },
   );
-  codedToolErrors(server);
-  registerProviderStockTools(server, deps);
-  registerProviderInquiryTools(server, deps);
-  registerProviderViewingTools(server, deps);
-  return server;
+  return withTools(server, tools);
 }
 
 /** A fresh seeker server (tools for principals with right `suchen`). */
-export function createSeekerServer(deps: AppDeps): McpServer {
+export function createSeekerServer(deps: AppDeps, tools: ToolSet = seekerTools(deps)): McpServer {
   const server = new McpServer(
     { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
     { instructions: SEEKER_INSTRUCTIONS },
   );
+  return withTools(server, tools);
+}
+
+function withTools(server: McpServer, tools: ToolSet): McpServer {
   codedToolErrors(server);
-  registerGetProperty(server, deps);
-  registerSeekerCatalogueTools(server, deps);
-  registerSeekerInquiryTools(server, deps);
-  registerSeekerViewingTools(server, deps);
-  registerSavedSearchTools(server, deps);
+  for (const tool of tools.tools) registerDeclared(server, tool);
   return server;
 }
 
@@ -91,5 +108,10 @@ function codedToolErrors(server: McpServer): void {
 
 /** The server factory that answers callers holding `right`. */
 export function serverFactoryFor(deps: AppDeps, right: Right): () => McpServer {
-  return right === "lesen" ? () => createProviderServer(deps) : () => createSeekerServer(deps);
+  if (right === "lesen") {
+    const tools = providerTools(deps);
+    return () => createProviderServer(deps, tools);
+  }
+  const tools = seekerTools(deps);
+  return () => createSeekerServer(deps, tools);
 }

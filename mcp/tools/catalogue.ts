@@ -5,14 +5,13 @@
  * Errors: a field out of bounds, of the wrong type or unknown answers `invalid_arguments` (the input schema); the
  * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/search.ts`).
  */
-import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { type Listing, type Page, pageSchema, PROPERTY_TYPES } from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
 import type { AppDeps } from "../../routes/env.ts";
 import { filterFields, pagingFields } from "../../searches/filters.ts";
 import { type BaselineResult, locationBaseline } from "../../valuation/baseline.ts";
-import { addTool, READ_ONLY } from "./define.ts";
+import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
   apartment: "Wohnung",
@@ -99,7 +98,7 @@ export function baselineText(r: BaselineResult): string {
 }
 
 /** Registers `search_properties` and `get_location_baseline` on the seeker server. */
-export function registerSeekerCatalogueTools(server: McpServer, deps: AppDeps): void {
+export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "search_properties",
     title: "Objekte suchen / Search listings",

@@ -28,14 +28,46 @@ export interface ToolAnswer<O> {
   text: string;
 }
 
-/** Registers `spec` on `server`; `run` is called with the parsed arguments and the caller. */
+/** A tool declared once per process: its spec and its handler, registered on every per-request server. */
+export interface DeclaredTool {
+  // deno-lint-ignore no-explicit-any
+  spec: ToolSpec<any, any>;
+  // deno-lint-ignore no-explicit-any
+  run: (args: any, principal: Principal) => Promise<ToolAnswer<unknown>>;
+  deps: AppDeps;
+  /** JSON Schemas the SDK derived from the zod schemas, kept after the first registration (see below). */
+  json?: { input: unknown; output: unknown };
+}
+
+/**
+ * The tools of one server, declared once: zod schemas and descriptions are built when the set is made, not on
+ * every request (the servers are stateless and built per request; building 14 tools' schemas each time cost
+ * more than the tool call itself).
+ */
+export class ToolSet {
+  /** The declared tools in registration order. */
+  readonly tools: DeclaredTool[] = [];
+}
+
+/** Where register functions put their tools: a {@linkcode ToolSet} (declared once) or a server directly. */
+export type ToolTarget = ToolSet | McpServer;
+
+/** Declares `spec` with handler `run` on `target`; `run` gets the parsed arguments and the caller. */
 export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
-  server: McpServer,
+  target: ToolTarget,
   deps: AppDeps,
   spec: ToolSpec<I, O>,
   run: (args: z.infer<I>, principal: Principal) => Promise<ToolAnswer<z.infer<O>>>,
 ): void {
-  server.registerTool(
+  const tool: DeclaredTool = { spec, run, deps };
+  if (target instanceof ToolSet) target.tools.push(tool);
+  else registerDeclared(target, tool);
+}
+
+/** Registers a declared tool on `server`; domain errors become `isError` results with their code. */
+export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
+  const { spec, run, deps } = tool;
+  const registered = server.registerTool(
     spec.name,
     {
       title: spec.title,
@@ -44,7 +76,8 @@ export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
       outputSchema: spec.output,
       annotations: spec.annotations,
     },
-    (async (args: z.infer<I>, ctx: Parameters<typeof principalOf>[0]) => {
+    // deno-lint-ignore no-explicit-any
+    (async (args: any, ctx: Parameters<typeof principalOf>[0]) => {
       try {
         const principal = principalOf(ctx);
         if (!principal) throw new AppError("not_found");
@@ -59,6 +92,34 @@ export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
       // deno-lint-ignore no-explicit-any
     }) as any,
   );
+  reuseJsonSchemas(server, registered, tool);
+}
+
+/** The SDK internals that memoise a tool's JSON Schemas, per server instance. */
+interface SchemaMemo {
+  toolInputSchemaJson?: (name: string) => unknown;
+  _toolInputSchemaJson?: Record<string, unknown>;
+}
+
+/**
+ * The SDK converts a tool's zod schemas to JSON Schema on each new server instance (for `tools/list` and for
+ * every `tools/call` result), and our servers are built per request. The conversion of one tool is the same every
+ * time, so it is done once and handed to later instances through the SDK's own memo fields (SDK 2.4; when those
+ * fields are absent the SDK simply converts again).
+ */
+function reuseJsonSchemas(
+  server: McpServer,
+  registered: { outputSchemaJson?: unknown },
+  tool: DeclaredTool,
+): void {
+  const memo = server as unknown as SchemaMemo;
+  if (typeof memo.toolInputSchemaJson !== "function" || !memo._toolInputSchemaJson) return;
+  if (tool.json) {
+    memo._toolInputSchemaJson[tool.spec.name] = tool.json.input;
+    registered.outputSchemaJson = tool.json.output;
+    return;
+  }
+  tool.json = { input: memo.toolInputSchemaJson(tool.spec.name), output: registered.outputSchemaJson };
 }
 
 /** Annotations of a tool that only reads. */

@@ -1,10 +1,9 @@
 /** MCP tool `get_property`: one public listing (spec 4.2), on both servers. */
-import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
 import { getPublicListing } from "../../catalogue/search.ts";
 import type { AppDeps } from "../../routes/env.ts";
-import { toolError } from "./tool_error.ts";
+import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
   apartment: "Wohnung",
@@ -36,21 +35,19 @@ export function listingText(l: Listing): string {
   ].filter((s): s is string => s !== null).join("\n");
 }
 
-/** Registers `get_property` on `server`; the handler answers an unknown or malformed id with `not_found`. */
-export function registerGetProperty(server: McpServer, deps: AppDeps): void {
-  server.registerTool("get_property", {
+/** Registers the public `get_property` (seeker server); an unknown or malformed id answers `not_found`. */
+export function registerGetProperty(target: ToolTarget, deps: AppDeps): void {
+  addTool(target, deps, {
+    name: "get_property",
     title: "Objekt abrufen / Get listing",
     description: "Liefert ein veröffentlichtes Objekt des Katalogs mit seinen öffentlichen Feldern. " +
-      "Returns one published listing of the catalogue with its public fields (spec 4.2).",
-    inputSchema: z.object({ id: z.string().describe("Listing id (UUID).") }),
-    outputSchema: listingSchema,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false },
+      "Returns one published listing of the catalogue with its public fields (spec 4.2); an unknown or " +
+      "withdrawn id answers not_found.",
+    input: z.object({ id: z.string().max(100).describe("Listing id (UUID).") }),
+    output: listingSchema,
+    annotations: READ_ONLY,
   }, async ({ id }) => {
-    try {
-      const listing = await getPublicListing(deps.db, id);
-      return { structuredContent: listing, content: [{ type: "text", text: listingText(listing) }] };
-    } catch (err) {
-      return toolError(deps, err, "get_property");
-    }
+    const listing = await getPublicListing(deps.db, id);
+    return { data: listing, text: listingText(listing) };
   });
 }

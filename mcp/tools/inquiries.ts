@@ -3,7 +3,6 @@
  * Seeker server: send_inquiry, list_inquiries, get_inquiry, send_message. Provider server: list_inquiries,
  * get_inquiry, reply_to_inquiry, reject_inquiry.
  */
-import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { officeOf, type Principal } from "../../auth/principal.ts";
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
@@ -24,7 +23,7 @@ import {
   sendSeekerMessage,
 } from "../../inquiries/inquiries.ts";
 import type { AppDeps } from "../../routes/env.ts";
-import { ADDS, addTool, READ_ONLY } from "./define.ts";
+import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const STATUSES = ["open", "answered", "rejected", "closed"] as const;
 const QUELLEN = ["service", "portal", "email"] as const;
@@ -115,7 +114,7 @@ function seekerOf(principal: Principal): string {
 }
 
 /** Registers the seeker server's enquiry tools: send_inquiry, list_inquiries, get_inquiry, send_message. */
-export function registerSeekerInquiryTools(server: McpServer, deps: AppDeps): void {
+export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "send_inquiry",
     title: "Anfrage senden / Send enquiry",
@@ -203,7 +202,7 @@ export function registerSeekerInquiryTools(server: McpServer, deps: AppDeps): vo
 }
 
 /** Registers the provider server's enquiry tools: list_inquiries, get_inquiry, reply_to_inquiry, reject_inquiry. */
-export function registerProviderInquiryTools(server: McpServer, deps: AppDeps): void {
+export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_inquiries",
     title: "Anfragen des Büros / Office enquiries",

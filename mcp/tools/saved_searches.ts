@@ -2,7 +2,6 @@
  * MCP tools of the seeker server for saved searches: create, list, read the matches, delete. Thin adapters over
  * `searches/saved_searches.ts`; a seeker only ever sees their own searches.
  */
-import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { listingSchema } from "../../catalogue/listing.ts";
@@ -21,7 +20,7 @@ import {
   savedSearchSchema,
 } from "../../searches/saved_searches.ts";
 import { pageText } from "./catalogue.ts";
-import { ADDS, addTool, DESTROYS, READ_ONLY } from "./define.ts";
+import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const searchId = z.string().max(100).describe("Saved search id (UUID).");
 
@@ -36,7 +35,7 @@ function searchLine(s: SavedSearch): string {
 }
 
 /** Registers the saved-search tools on the seeker server. */
-export function registerSavedSearchTools(server: McpServer, deps: AppDeps): void {
+export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "create_saved_search",
     title: "Suche speichern / Save a search",

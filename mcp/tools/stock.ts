@@ -2,7 +2,6 @@
  * MCP tools of the provider server for the office's own stock: list, read, create, change, publish and withdraw
  * listings. Thin adapters over `catalogue/stock.ts`; the provider's `get_property` replaces the public one there.
  */
-import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
 import {
@@ -21,7 +20,7 @@ import {
 } from "../../catalogue/stock.ts";
 import { officeOf } from "../../auth/principal.ts";
 import { type AppDeps, nowOf } from "../../routes/env.ts";
-import { ADDS, addTool, DESTROYS, READ_ONLY, UPDATES } from "./define.ts";
+import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
 
 const STATUS_DE: Record<StockListing["status"], string> = {
@@ -51,7 +50,7 @@ export function stockPageText(p: StockPage): string {
 }
 
 /** Registers the stock tools (`list_properties`, `get_property`, `create_property`, `update_property`, …). */
-export function registerProviderStockTools(server: McpServer, deps: AppDeps): void {
+export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_properties",
     title: "Bestand auflisten / List stock",

@@ -2,7 +2,7 @@
  * MCP tools of viewings (`Besichtigungen`): seekers list a listing's slots, book one for an enquiry and give it
  * up; providers create, list, move and cancel slots. Thin adapters over `viewings/viewings.ts`.
  */
-import type { McpServer, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppDeps } from "../../routes/env.ts";
 import {
@@ -20,7 +20,7 @@ import {
   slotLineDe,
 } from "../../viewings/viewings.ts";
 import { whenDe } from "../../viewings/text.ts";
-import { ADDS, addTool, DESTROYS, READ_ONLY, UPDATES } from "./define.ts";
+import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 
 /** Booking is idempotent for the same slot, adds or moves a booking otherwise, and never destroys anything. */
 const BOOKS: ToolAnnotations = {
@@ -84,7 +84,7 @@ function pageText(n: number, total: number, page: number): string {
 }
 
 /** Registers the seeker's viewing tools: list_viewing_slots, book_viewing, cancel_viewing. */
-export function registerSeekerViewingTools(server: McpServer, deps: AppDeps): void {
+export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_viewing_slots",
     title: "Besichtigungstermine anzeigen / List viewing slots",
@@ -162,7 +162,7 @@ export function registerSeekerViewingTools(server: McpServer, deps: AppDeps): vo
 }
 
 /** Registers the provider's viewing tools: create_viewing_slots, list_viewings, move and cancel_viewing_slot. */
-export function registerProviderViewingTools(server: McpServer, deps: AppDeps): void {
+export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "create_viewing_slots",
     title: "Besichtigungstermine anlegen / Create viewing slots",
