@@ -22,7 +22,7 @@ import {
   selectApiKeys,
   touchApiKey,
 } from "../db/api_keys.ts";
-import { personAccess } from "../db/accounts.ts";
+import type { PersonAccess } from "../db/accounts.ts";
 import type { Db } from "../db/connection.ts";
 import { AppError } from "../errors.ts";
 import { type Principal, rightOfRole } from "./principal.ts";
@@ -156,6 +156,8 @@ export interface VerifiedApiKey {
   userId: string;
   /** When the key was last recorded as used (resolution: one minute). */
   lastUsedAt: Date | null;
+  /** The owner's role and active office when the key was verified. */
+  access: PersonAccess;
 }
 
 /** The key's id and owner when `key` is well-formed, known and not revoked; undefined otherwise. */
@@ -164,7 +166,12 @@ export async function verifyApiKey(db: Db, key: string): Promise<VerifiedApiKey 
   const hash = await hashApiKey(key);
   const row = await findApiKeyByHash(db, hash);
   if (!row || !timingSafeEqual(row.keyHash, hash) || row.revokedAt !== null) return undefined;
-  return { keyId: row.id, userId: row.userId, lastUsedAt: row.lastUsedAt };
+  return {
+    keyId: row.id,
+    userId: row.userId,
+    lastUsedAt: row.lastUsedAt,
+    access: { role: row.role, officeId: row.officeId },
+  };
 }
 
 /**
@@ -177,8 +184,8 @@ export async function apiKeyPrincipal(
 ): Promise<{ principal: Principal; verified: VerifiedApiKey } | undefined> {
   const verified = await verifyApiKey(db, key);
   if (!verified) return undefined;
-  const access = await personAccess(db, verified.userId);
-  if (!access || (access.role === "provider" && access.officeId === null)) return undefined;
+  const access = verified.access;
+  if ((access.role === "provider" && access.officeId === null)) return undefined;
   return {
     verified,
     principal: {

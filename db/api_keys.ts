@@ -60,11 +60,30 @@ export async function markApiKeyRevoked(db: Db, userId: string, keyId: string): 
   return Number(res.numUpdatedRows) > 0;
 }
 
-/** The key whose hash is `keyHash`, or undefined. */
-export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
+/** A key row with its owner's role and active office now (one query: this runs on every MCP call). */
+export interface ApiKeyWithAccess extends ApiKeyRow {
+  role: "seeker" | "provider";
+  officeId: string | null;
+}
+
+/** The key whose hash is `keyHash`, with its owner's role and active office membership, or undefined. */
+export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyWithAccess | undefined> {
   const r = await db.kysely.selectFrom("api_keys")
-    .select(["id", "user_id", "key_hash", "last_used_at", "revoked_at"])
-    .where("key_hash", "=", keyHash)
+    .innerJoin("users", "users.id", "api_keys.user_id")
+    .leftJoin(
+      "office_memberships as m",
+      (j) => j.onRef("m.user_id", "=", "api_keys.user_id").on("m.ended_at", "is", null),
+    )
+    .select([
+      "api_keys.id",
+      "api_keys.user_id",
+      "api_keys.key_hash",
+      "api_keys.last_used_at",
+      "api_keys.revoked_at",
+      "users.role",
+      "m.office_id",
+    ])
+    .where("api_keys.key_hash", "=", keyHash)
     .executeTakeFirst();
   return r
     ? {
@@ -73,6 +92,8 @@ export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyR
       keyHash: r.key_hash,
       lastUsedAt: r.last_used_at,
       revokedAt: r.revoked_at,
+      role: r.role,
+      officeId: r.office_id ?? null,
     }
     : undefined;
 }

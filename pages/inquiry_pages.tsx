@@ -19,17 +19,8 @@ import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
-import {
-  langOfRequest,
-  messagePage,
-  notFoundPage,
-  type PageCtx,
-  type Person,
-  personOf,
-  readForm,
-  UUID_RE,
-  when,
-} from "./listing_pages.tsx";
+import { langOfRequest, type PageCtx, readForm, UUID_RE, when } from "./common.ts";
+import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
 
 type C = Context<AppEnv>;
 

@@ -6,7 +6,6 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import type { Auth } from "../auth/better_auth.ts";
 import {
   FILTER_NUMBER_MAX,
   type Listing,
@@ -20,21 +19,15 @@ import { getPublicListing, searchListings } from "../catalogue/search.ts";
 import { personAccess } from "../db/accounts.ts";
 import { AppError } from "../errors.ts";
 import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
+import type { AppEnv } from "../routes/env.ts";
 import { type BaselineResult, locationBaseline } from "../valuation/baseline.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
-import { type Lang, langOf, t, type TextKey } from "./i18n.ts";
+import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
+import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
 
 type C = Context<AppEnv>;
-
-/** What every page handler needs: the app's dependencies, better-auth and whether cookies are `Secure`. */
-export interface PageCtx {
-  deps: AppDeps;
-  auth: Auth;
-  secure: boolean;
-}
 
 /** The signed-in person of a page request with their role. */
 export interface Person {
@@ -42,24 +35,6 @@ export interface Person {
   email: string;
   name: string;
   role: "seeker" | "provider";
-}
-
-/** A lower-case or upper-case UUID. */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The language of the request. */
-export function langOfRequest(c: C): Lang {
-  return langOf(c.req.header("accept-language"));
-}
-
-/** The string fields of a urlencoded or multipart form body; anything else gives `{}`. */
-export async function readForm(c: C): Promise<Record<string, string>> {
-  const ct = c.req.header("content-type") ?? "";
-  if (!ct.startsWith("application/x-www-form-urlencoded") && !ct.startsWith("multipart/form-data")) return {};
-  const body = await c.req.parseBody().catch(() => ({}));
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
 }
 
 /** The signed-in person and their role, or undefined. */
@@ -91,15 +66,6 @@ export function messagePage(
 /** The "not found" page (unknown, unpublished, malformed or foreign id). */
 export function notFoundPage(ctx: PageCtx, c: C, person?: Person) {
   return messagePage(c, { title: "notFoundTitle", text: "notFound", status: 404, person }, ctx.secure);
-}
-
-/** A date and time in Berlin time, in the page's language. */
-export function when(l: Lang, d: Date | string): string {
-  return new Date(d).toLocaleString(l === "en" ? "en-GB" : "de-DE", {
-    timeZone: "Europe/Berlin",
-    dateStyle: "medium",
-    timeStyle: "short",
-  });
 }
 
 /** The listing page routes: `/objekte`, `/objekte/{id}`, `/objekte/{id}/anfrage` (+ its confirmation). */

@@ -16,10 +16,11 @@ import type { AppDeps, AppEnv } from "../routes/env.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
-import { type Lang, langOf, t, type TextKey } from "./i18n.ts";
+import { t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 import { inquiryPageRoutes } from "./inquiry_pages.tsx";
 import { listingPageRoutes } from "./listing_pages.tsx";
+import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
 
 type C = Context<AppEnv>;
 
@@ -58,24 +59,7 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   return app;
 }
 
-interface Ctx {
-  deps: AppDeps;
-  auth: Auth;
-  secure: boolean;
-}
-
-function lang(c: C): Lang {
-  return langOf(c.req.header("accept-language"));
-}
-
-async function form(c: C): Promise<Record<string, string>> {
-  const ct = c.req.header("content-type") ?? "";
-  if (!ct.startsWith("application/x-www-form-urlencoded") && !ct.startsWith("multipart/form-data")) return {};
-  const body = await c.req.parseBody().catch(() => ({}));
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
-}
+type Ctx = PageCtx;
 
 /** The signed OAuth query of a page URL or form (only when it carries better-auth's signature). */
 function oauthQuery(raw: string | undefined): string | undefined {
@@ -96,7 +80,7 @@ async function signedInForm(
   ctx: Ctx,
   c: C,
 ): Promise<{ f: Record<string, string>; userId: string } | Response> {
-  const f = await form(c);
+  const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
@@ -104,7 +88,7 @@ async function signedInForm(
 }
 
 function errorPage(_ctx: Ctx, c: C, key: TextKey, status: 400 | 403 | 404 | 429) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   return c.html(
     <Layout lang={l} title={t(l, "badRequest")}>
       <p class="error">{t(l, key)}</p>
@@ -116,7 +100,7 @@ function errorPage(_ctx: Ctx, c: C, key: TextKey, status: 400 | 403 | 404 | 429)
 // --- sign-in ---------------------------------------------------------------------------------------------
 
 function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; oq?: string }) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   const oq = p.oq ?? oauthQuery(queryOf(c));
   const notice = p.notice ?? (c.req.query("verified") ? "verified" : undefined);
   const status = p.error === "throttled" ? 429 : p.error ? 401 : 200;
@@ -142,7 +126,7 @@ function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
 }
 
 async function signIn(ctx: Ctx, c: C) {
-  const f = await form(c);
+  const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
   const email = (f.email ?? "").trim().toLowerCase().slice(0, 320);
   const oq = oauthQuery(f.oauth_query);
@@ -188,7 +172,7 @@ function absoluteRedirect(ctx: Ctx, url: string): string {
 // --- sign-up ---------------------------------------------------------------------------------------------
 
 function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; name?: string }) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   return c.html(
     <Layout lang={l} title={t(l, "signUp")}>
       {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
@@ -229,7 +213,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
 }
 
 async function signUp(ctx: Ctx, c: C) {
-  const f = await form(c);
+  const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
   const email = (f.email ?? "").trim().toLowerCase();
   const name = (f.name ?? "").trim();
@@ -254,7 +238,7 @@ async function signUp(ctx: Ctx, c: C) {
 }
 
 async function signOut(ctx: Ctx, c: C) {
-  const f = await form(c);
+  const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-out", {});
   passCookies(c, res.setCookies);
@@ -264,7 +248,7 @@ async function signOut(ctx: Ctx, c: C) {
 // --- consent ---------------------------------------------------------------------------------------------
 
 async function consentPage(ctx: Ctx, c: C) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   const oq = oauthQuery(queryOf(c));
   if (!oq) return errorPage(ctx, c, "badRequest", 400);
   const session = await sessionOf(ctx.auth, c);
@@ -306,7 +290,7 @@ async function consentPage(ctx: Ctx, c: C) {
 }
 
 async function consent(ctx: Ctx, c: C) {
-  const f = await form(c);
+  const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
   const oq = oauthQuery(f.oauth_query);
   if (!oq) return errorPage(ctx, c, "badRequest", 400);
@@ -329,7 +313,7 @@ async function consent(ctx: Ctx, c: C) {
 // --- connected apps --------------------------------------------------------------------------------------
 
 async function appsPage(ctx: Ctx, c: C, notice: TextKey | undefined) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
   const apps = await connectionsOf(ctx.deps.db, session.userId);
@@ -382,7 +366,7 @@ async function disconnect(ctx: Ctx, c: C) {
 // --- API keys --------------------------------------------------------------------------------------------
 
 async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; error?: TextKey }) {
-  const l = lang(c);
+  const l = langOfRequest(c);
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
   const keys = await listApiKeys(ctx.deps.db, session.userId);
@@ -457,12 +441,4 @@ async function revokeKey(ctx: Ctx, c: C) {
   const { f, userId } = got;
   const done = await revokeApiKey(ctx.deps.db, userId, f.key_id ?? "");
   return keysPage(ctx, c, done ? { notice: "keyRevoked" } : { error: "badRequest" });
-}
-
-function when(l: Lang, d: Date): string {
-  return d.toLocaleString(l === "en" ? "en-GB" : "de-DE", {
-    timeZone: "Europe/Berlin",
-    dateStyle: "medium",
-    timeStyle: "short",
-  });
 }
