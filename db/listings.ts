@@ -95,9 +95,8 @@ export async function countListings(db: Db): Promise<number> {
   return r.n;
 }
 
-/** A listing to insert, with its optional provider contact. */
-export interface NewListing {
-  status: "draft" | "published" | "withdrawn";
+/** The listing columns a provider writes (everything but status, timestamps and `beispiel`). */
+export interface ListingColumns {
   reference: string | null;
   title: string | null;
   description: string | null;
@@ -110,6 +109,11 @@ export interface NewListing {
   square_meters: number | null;
   latitude: number | null;
   longitude: number | null;
+}
+
+/** A listing to insert, with its optional provider contact. */
+export interface NewListing extends ListingColumns {
+  status: "draft" | "published" | "withdrawn";
   beispiel: boolean;
   published_at: Date | null;
   contact?: {

@@ -5,26 +5,14 @@
 import { type Kysely, sql } from "kysely";
 import { AppError } from "../errors.ts";
 import type { Db } from "./connection.ts";
+import type { ListingColumns } from "./listings.ts";
 import type { Database } from "./schema.ts";
 
 /** A listing's status. */
 export type StockStatus = "draft" | "published" | "withdrawn";
 
 /** The listing columns a provider writes (everything but status, timestamps and `beispiel`). */
-export interface StockColumns {
-  reference: string | null;
-  title: string | null;
-  description: string | null;
-  city: string | null;
-  postal_code: string | null;
-  property_type: "apartment" | "house" | "land" | "commercial" | null;
-  transaction_type: "buy" | "rent" | null;
-  asked_price: number | null;
-  total_rooms: number | null;
-  square_meters: number | null;
-  latitude: number | null;
-  longitude: number | null;
-}
+export type StockColumns = ListingColumns;
 
 /** The columns of `listing_contacts` a provider writes. */
 export interface ContactColumns {
