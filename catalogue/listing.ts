@@ -78,3 +78,26 @@ export const FILTER_KEYS = [
   "min_rooms",
   "min_sqm",
 ] as const;
+
+/** The paging fields of every list (page ≥ 1, default 1; page_size 1–60, default 24). */
+export const pagingFields = {
+  page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Page number, from 1 (default 1)."),
+  page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT)
+    .describe(`Results per page, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`),
+};
+
+/** The paging fields of a page of results (spec 2.2) besides `items`, for output schemas. */
+export const pageMetaFields = {
+  total: z.number().int(),
+  page: z.number().int(),
+  page_size: z.number().int(),
+};
+
+/** True when `s` holds a C0 control character or DEL (refused in every text filter). */
+export function hasControlChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}

@@ -157,7 +157,7 @@ const VIA: Record<"service" | "portal" | "email", string> = {
 /**
  * Stores a new open enquiry with its first message and writes `inquiry.received`; enforces the limits of spec §8
  * race-safely. Throws `not_found` (listing not published / malformed id), `rate_limited` (nothing written) or
- * `invalid_request` (bad e-mail, name or phone; empty or over-long message).
+ * `invalid_request` (bad e-mail, name or phone, no name without an account; empty or over-long message).
  */
 export async function sendInquiry(
   deps: Pick<AppDeps, "db" | "clock">,
@@ -167,6 +167,8 @@ export async function sendInquiry(
   const email = normaliseEmail(input.enquirer.email);
   const body = messageBody(input.message);
   const name = optionalText(input.enquirer.name, NAME_MAX, "name");
+  // Without an account the name is the only way the provider knows whom they answer.
+  if (input.enquirer.seekerId === null && name === null) throw new AppError("invalid_request", "name");
   const phone = optionalText(input.enquirer.phone, PHONE_MAX, "phone");
   const seekerId = input.enquirer.seekerId;
   const quelle = input.quelle ?? "service";

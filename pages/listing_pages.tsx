@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import {
   FILTER_NUMBER_MAX,
+  hasControlChars,
   type Listing,
   type ListingFilter,
   PAGE_MAX,
@@ -25,7 +26,7 @@ import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
-import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
+import { langOfRequest, type PageCtx, readForm } from "./common.ts";
 
 type C = Context<AppEnv>;
 
@@ -119,13 +120,8 @@ const formNumber = z.string().transform((s) => s.replace(/\s/g, "").replace(",",
   .pipe(z.string().regex(/^[0-9]{1,13}(\.[0-9]{1,6})?$/)).transform(Number)
   .pipe(z.number().min(0).max(FILTER_NUMBER_MAX));
 
-function isControl(ch: string): boolean {
-  const code = ch.charCodeAt(0);
-  return code < 0x20 || code === 0x7f;
-}
-
 const filterForm = z.object({
-  city: z.string().trim().min(1).max(100).refine((s) => ![...s].some(isControl)),
+  city: z.string().trim().min(1).max(100).refine((s) => !hasControlChars(s)),
   transaction_type: z.enum(TRANSACTION_TYPES),
   property_type: z.enum(PROPERTY_TYPES),
   min_price: formNumber,
@@ -481,28 +477,22 @@ function EnquiryForm(
   );
 }
 
-const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-
-/** The enquirer and message of the form, or undefined when a field is missing or too long. */
+/** The enquirer and message of the form: a signed-in seeker's account, else the name, e-mail and phone given. */
 function enquiryInput(
   f: Record<string, string>,
   person: Person | undefined,
-): { enquirer: Enquirer; message: string } | undefined {
-  const message = (f.message ?? "").trim();
-  if (!message || message.length > MESSAGE_MAX) return undefined;
+): { enquirer: Enquirer; message: string } {
+  const message = f.message ?? "";
   if (person) {
     return {
       enquirer: { seekerId: person.userId, name: person.name, email: person.email, phone: null },
       message,
     };
   }
-  const name = (f.name ?? "").trim();
-  const email = (f.email ?? "").trim().toLowerCase();
-  const phone = (f.phone ?? "").trim();
-  if (!name || name.length > 200 || email.length > 320 || !EMAIL_RE.test(email) || phone.length > 50) {
-    return undefined;
-  }
-  return { enquirer: { seekerId: null, name, email, phone: phone || null }, message };
+  return {
+    enquirer: { seekerId: null, name: f.name ?? "", email: f.email ?? "", phone: f.phone ?? "" },
+    message,
+  };
 }
 
 async function enquire(ctx: PageCtx, c: C) {
@@ -518,7 +508,6 @@ async function enquire(ctx: PageCtx, c: C) {
   }
   const values = { name: f.name, email: f.email, phone: f.phone, message: f.message };
   const input = enquiryInput(f, person);
-  if (!input) return listingPage(ctx, c, { error: "enquiryInvalid", status: 400, values });
   try {
     const sent = await sendInquiry(ctx.deps, { listingId: id.toLowerCase(), ...input, origin: null });
     return c.redirect(

@@ -2,6 +2,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   FILTER_NUMBER_MAX,
+  hasControlChars,
   type ListingFilter,
   listingSchema,
   PAGE_MAX,
@@ -44,14 +45,6 @@ function numParam(name: string, description: string) {
       maximum: FILTER_NUMBER_MAX,
       description,
     });
-}
-
-function hasControlChars(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
 }
 
 const querySchema = z.object({

@@ -3,25 +3,15 @@
  * query schema of `routes/catalogue.ts`. Used by the MCP catalogue tool and by saved searches.
  */
 import { z } from "zod";
+import { euro, num, PROPERTY_TYPE_DE } from "../catalogue/german.ts";
 import {
   FILTER_KEYS,
   FILTER_NUMBER_MAX,
+  hasControlChars,
   type ListingFilter,
-  PAGE_MAX,
-  PAGE_SIZE_DEFAULT,
-  PAGE_SIZE_MAX,
   PROPERTY_TYPES,
   TRANSACTION_TYPES,
 } from "../catalogue/listing.ts";
-
-/** True when `s` holds a C0 control character or DEL (the check of the REST query schema). */
-function hasControlChars(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
 
 function amount(description: string) {
   return z.number().min(0).max(FILTER_NUMBER_MAX).optional().describe(description);
@@ -40,13 +30,6 @@ export const filterFields = {
   min_sqm: amount("Smallest area in m²; listings without an area are excluded."),
 };
 
-/** The paging fields of every list (page ≥ 1, default 1; page_size 1–60, default 24). */
-export const pagingFields = {
-  page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Page number, from 1 (default 1)."),
-  page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT)
-    .describe(`Results per page, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`),
-};
-
 /** The filters of a saved search: the catalogue filters without paging; unknown keys are refused. */
 export const searchFiltersSchema = z.strictObject(filterFields);
 
@@ -60,21 +43,12 @@ export function definedFilters(f: Partial<ListingFilter>): SearchFilters {
   return out as SearchFilters;
 }
 
-const TYPE_DE = {
-  apartment: "Wohnung",
-  house: "Haus",
-  land: "Grundstück",
-  commercial: "Gewerbeobjekt",
-} as const;
-const euro = new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR", maximumFractionDigits: 0 });
-const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
-
 /** A short German rendering of filters, e.g. "Köln, Kauf, Wohnung, bis 500.000 €"; "keine Filter" when empty. */
 export function filtersText(f: SearchFilters): string {
   const parts = [
     f.city,
     f.transaction_type === "buy" ? "Kauf" : f.transaction_type === "rent" ? "Miete" : undefined,
-    f.property_type ? TYPE_DE[f.property_type] : undefined,
+    f.property_type ? PROPERTY_TYPE_DE[f.property_type] : undefined,
     f.min_price !== undefined ? `ab ${euro.format(f.min_price)}` : undefined,
     f.max_price !== undefined ? `bis ${euro.format(f.max_price)}` : undefined,
     f.min_rooms !== undefined ? `ab ${num.format(f.min_rooms)} Zimmer` : undefined,

@@ -6,6 +6,7 @@
  * Access: a provider reaches only its office's listings and slots, a seeker only their own enquiries and slots
  * of published listings; anything else (including malformed ids) is `not_found`, exactly like an unknown id.
  */
+import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../catalogue/listing.ts";
 import type { Kysely } from "kysely";
 import { officeOf, type Principal } from "../auth/principal.ts";
 import * as sqlv from "../db/viewings.ts";
@@ -21,8 +22,6 @@ export const MAX_SLOTS_PER_CALL = 50;
 export const MAX_SLOT_MS = 12 * 3_600_000;
 /** The fewest and most places of a slot. */
 export const PLACES = { min: 1, max: 500 } as const;
-/** Paging bounds of the list functions (page_size default and maximum). */
-export const PAGE_SIZE = { default: 24, max: 60 } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -156,9 +155,11 @@ function checkSlot(s: SlotInput, now: Date, at: string): { start: Date; end: Dat
 
 function paging(p: Paging): { page: number; page_size: number; offset: number } {
   const page = p.page ?? 1;
-  const page_size = p.page_size ?? PAGE_SIZE.default;
-  if (!Number.isInteger(page) || page < 1) throw new AppError("invalid_request", "page: from 1");
-  if (!Number.isInteger(page_size) || page_size < 1 || page_size > PAGE_SIZE.max) {
+  const page_size = p.page_size ?? PAGE_SIZE_DEFAULT;
+  if (!Number.isInteger(page) || page < 1 || page > PAGE_MAX) {
+    throw new AppError("invalid_request", "page: from 1");
+  }
+  if (!Number.isInteger(page_size) || page_size < 1 || page_size > PAGE_SIZE_MAX) {
     throw new AppError("invalid_request", "page_size: from 1 to 60");
   }
   return { page, page_size, offset: (page - 1) * page_size };

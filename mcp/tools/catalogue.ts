@@ -6,27 +6,23 @@
  * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/search.ts`).
  */
 import { z } from "zod";
-import { type Listing, type Page, pageSchema, PROPERTY_TYPES } from "../../catalogue/listing.ts";
+import {
+  type Listing,
+  type Page,
+  pageSchema,
+  pagingFields,
+  PROPERTY_TYPES,
+} from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
+import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../routes/env.ts";
-import { filterFields, pagingFields } from "../../searches/filters.ts";
+import { filterFields } from "../../searches/filters.ts";
 import { type BaselineResult, locationBaseline } from "../../valuation/baseline.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
-const TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
-  apartment: "Wohnung",
-  house: "Haus",
-  land: "Grundstück",
-  commercial: "Gewerbeobjekt",
-};
-const euro = new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR", maximumFractionDigits: 0 });
-const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
-
 /** One German line for a public listing: title, kind, place, facts and id. */
 export function listingLine(l: Listing): string {
-  const kind = l.property_type ? TYPE_DE[l.property_type] : "Objekt";
-  const deal = l.transaction_type === "buy" ? " zum Kauf" : l.transaction_type === "rent" ? " zur Miete" : "";
-  const place = [l.postal_code, l.city].filter(Boolean).join(" ");
+  const { kind, deal, place } = kindDealPlace(l);
   const facts = [
     l.asked_price !== null
       ? `${euro.format(l.asked_price)}${l.transaction_type === "rent" ? " kalt/Monat" : ""}`

@@ -2,24 +2,13 @@
 import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
 import { getPublicListing } from "../../catalogue/search.ts";
+import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../routes/env.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
-const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
-  apartment: "Wohnung",
-  house: "Haus",
-  land: "Grundstück",
-  commercial: "Gewerbeobjekt",
-};
-
-const euro = new Intl.NumberFormat("de-DE", { style: "currency", currency: "EUR", maximumFractionDigits: 0 });
-const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
-
 /** A short German text rendering of a public listing. */
 export function listingText(l: Listing): string {
-  const kind = l.property_type ? PROPERTY_TYPE_DE[l.property_type] : "Objekt";
-  const deal = l.transaction_type === "buy" ? " zum Kauf" : l.transaction_type === "rent" ? " zur Miete" : "";
-  const place = [l.postal_code, l.city].filter(Boolean).join(" ");
+  const { kind, deal, place } = kindDealPlace(l);
   const facts = [
     l.total_rooms !== null ? `${num.format(l.total_rooms)} Zimmer` : null,
     l.square_meters !== null ? `${num.format(l.square_meters)} m²` : null,

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { officeOf, type Principal } from "../../auth/principal.ts";
-import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
+import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import { originOf } from "../../events/outbox.ts";
 import {
   getOfficeInquiry,
@@ -39,11 +39,6 @@ const idArg = (what: string) => z.string().max(100).describe(`${what} (UUID).`);
 const messageArg = z.string().min(1).max(MESSAGE_MAX).describe(
   "Nachrichtentext / message text (1–10000 characters).",
 );
-const paging = {
-  page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Seite ab 1 / page, from 1."),
-  page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT)
-    .describe("Einträge je Seite (1–60, Standard 24) / items per page."),
-};
 
 const summarySchema = z.object({
   id: z.string().describe("Enquiry id (anfrage_id)."),
@@ -71,9 +66,7 @@ const threadSchema = summarySchema.extend({
 
 const listSchema = z.object({
   items: z.array(summarySchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  page_size: z.number().int(),
+  ...pageMetaFields,
 });
 
 const messageResult = z.object({
@@ -152,7 +145,7 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
     description: "Listet Ihre eigenen Anfragen, neueste zuerst, mit Status und Zahl der Nachrichten. " +
       "Lists your own enquiries, newest first, with status and message count; returns {items, total, page, " +
       "page_size}. Read a whole thread with get_inquiry.",
-    input: z.object(paging),
+    input: z.object(pagingFields),
     output: listSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
@@ -214,7 +207,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     input: z.object({
       listing_id: idArg("Objekt-ID / listing id").optional(),
       status: z.enum(STATUSES).optional().describe("open, answered, rejected or closed."),
-      ...paging,
+      ...pagingFields,
     }),
     output: listSchema,
     annotations: READ_ONLY,

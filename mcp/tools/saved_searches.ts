@@ -7,7 +7,8 @@ import type { Principal } from "../../auth/principal.ts";
 import { listingSchema } from "../../catalogue/listing.ts";
 import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../routes/env.ts";
-import { filtersText, pagingFields, searchFiltersSchema } from "../../searches/filters.ts";
+import { filtersText, searchFiltersSchema } from "../../searches/filters.ts";
+import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   createSavedSearch,
   deleteSavedSearch,
@@ -77,9 +78,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
     input: z.strictObject({ ...pagingFields }),
     output: z.object({
       items: z.array(savedSearchSchema),
-      total: z.number().int(),
-      page: z.number().int(),
-      page_size: z.number().int(),
+      ...pageMetaFields,
     }),
     annotations: READ_ONLY,
   }, async (args, principal) => {
@@ -102,9 +101,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
     output: z.object({
       saved_search: savedSearchSchema,
       items: z.array(listingSchema),
-      total: z.number().int(),
-      page: z.number().int(),
-      page_size: z.number().int(),
+      ...pageMetaFields,
     }),
     annotations: READ_ONLY,
   }, async ({ saved_search_id, ...paging }, principal) => {

@@ -3,7 +3,7 @@
  * listings. Thin adapters over `catalogue/stock.ts`; the provider's `get_property` replaces the public one there.
  */
 import { z } from "zod";
-import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../../catalogue/listing.ts";
+import { pagingFields } from "../../catalogue/listing.ts";
 import {
   createStock,
   getStock,
@@ -62,10 +62,7 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "Returns a page {items, total, page, page_size}.",
     input: z.object({
       status: z.enum(STOCK_STATUSES).optional().describe("Only listings of this status."),
-      page: z.number().int().min(1).max(PAGE_MAX).optional().describe("Page, from 1 (default 1)."),
-      page_size: z.number().int().min(1).max(PAGE_SIZE_MAX).optional().describe(
-        `Listings per page, 1–${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`,
-      ),
+      ...pagingFields,
     }),
     output: stockPageSchema,
     annotations: READ_ONLY,

@@ -2,6 +2,7 @@
  * MCP tools of viewings (`Besichtigungen`): seekers list a listing's slots, book one for an enquiry and give it
  * up; providers create, list, move and cancel slots. Thin adapters over `viewings/viewings.ts`.
  */
+import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppDeps } from "../../routes/env.ts";
@@ -14,7 +15,6 @@ import {
   listSeekerSlots,
   MAX_SLOTS_PER_CALL,
   moveViewingSlot,
-  PAGE_SIZE,
   PLACES,
   type ProviderSlot,
   slotLineDe,
@@ -35,12 +35,6 @@ const time = (what: string) =>
   z.iso.datetime({ offset: true }).describe(
     `${what}: ISO 8601 timestamp with offset, e.g. 2026-10-01T14:00:00Z.`,
   );
-const paging = {
-  page: z.number().int().min(1).optional().describe("Page, from 1 (default 1)."),
-  page_size: z.number().int().min(1).max(PAGE_SIZE.max).optional()
-    .describe("Items per page, 1–60 (default 24)."),
-};
-const pageMeta = { total: z.number().int(), page: z.number().int(), page_size: z.number().int() };
 
 const seekerSlotSchema = z.object({
   id: z.string().describe("Slot id (termin_id)."),
@@ -93,8 +87,8 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
       "Ende, Plätzen, freien Plätzen und ob Sie den Termin gebucht haben. Vor book_viewing verwenden. " +
       "Lists the open future viewing slots of a published listing (start, end, places, free places, whether " +
       "you booked it), earliest first, paged. Use it before book_viewing. Returns {items, total, page, page_size}.",
-    input: z.object({ listing_id: id("Listing id"), ...paging }),
-    output: z.object({ items: z.array(seekerSlotSchema), ...pageMeta }),
+    input: z.object({ listing_id: id("Listing id"), ...pagingFields }),
+    output: z.object({ items: z.array(seekerSlotSchema), ...pageMetaFields }),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const page = await listSeekerSlots(deps, principal, args);
@@ -200,9 +194,9 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
       listing_id: id("Listing id").optional(),
       from: time("Earliest start (inclusive)").optional(),
       to: time("Latest start (exclusive)").optional(),
-      ...paging,
+      ...pagingFields,
     }),
-    output: z.object({ items: z.array(providerSlotSchema), ...pageMeta }),
+    output: z.object({ items: z.array(providerSlotSchema), ...pageMetaFields }),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const page = await listOfficeViewings(deps, principal, args);
