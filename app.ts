@@ -2,6 +2,7 @@
  * Composes the service: middleware, REST routes, OpenAPI document and health check.
  * `createApp` opens nothing itself; `main.ts`, tests and benchmarks pass in the handles.
  */
+import { createEventRuntime } from "./events/runtime.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
@@ -22,6 +23,7 @@ export const API_VERSION = "2026.09";
 
 /** Builds the HTTP application from its dependencies. */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  deps.events ??= createEventRuntime(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError(deps.log));
   app.notFound(notFound);

@@ -38,8 +38,24 @@ const schema = z.object({
   RATE_LIMIT: flag.default(true),
   SEED_SAMPLE_DATA: flag.default(true),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  EVENTS: flag.default(true),
+  WEBHOOK_LOOPBACK_PORTS: z.string().regex(
+    /^\d{1,5}(,\d{1,5})*$/,
+    "must be ports separated by commas, e.g. 9443,9444",
+  )
+    .optional(),
+  WEBHOOK_CA_FILE: z.string().min(1).optional(),
+  EVENTS_RETRY_DELAYS_MS: z.string().regex(
+    /^\d{1,7}(,\d{1,7}){3}$/,
+    "must be four delays in ms, e.g. 0,30000,120000,480000",
+  )
+    .optional(),
+  EVENTS_SWEEP_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
   DENO_DEPLOYMENT_ID: z.string().optional(),
 });
+
+/** The delivery schedule of spec 6.3: four attempts, immediately and about 30 s, 2 min and 8 min later. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 30_000, 120_000, 480_000];
 
 /** The validated configuration; see README "Configuration" for each field. */
 export interface Config {
@@ -67,6 +83,16 @@ export interface Config {
   seedSampleData: boolean;
   /** Lowest level of log lines written. */
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Whether event subscriptions are offered (off: events/subscribe answers -32603 events_not_configured). */
+  events: boolean;
+  /** Ports on which loopback webhook receivers are accepted (test/dev only; empty by default). */
+  webhookLoopbackPorts: ReadonlySet<number>;
+  /** A PEM file of extra CA certificates trusted for webhook TLS (test/dev only). */
+  webhookCaFile: string | undefined;
+  /** Delay before each of the four delivery attempts, in ms (the first is 0). */
+  retryDelaysMs: readonly number[];
+  /** Interval of the sweep that re-drives missed outbox rows, deliveries and termination messages, in ms. */
+  eventsSweepMs: number;
 }
 
 /** Thrown when the environment holds an invalid value; the message names every offending variable. */
@@ -100,6 +126,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimit: v.RATE_LIMIT,
     seedSampleData: v.SEED_SAMPLE_DATA,
     logLevel: v.LOG_LEVEL,
+    events: v.EVENTS,
+    webhookLoopbackPorts: new Set((v.WEBHOOK_LOOPBACK_PORTS ?? "").split(",").filter(Boolean).map(Number)),
+    webhookCaFile: v.WEBHOOK_CA_FILE,
+    retryDelaysMs: v.EVENTS_RETRY_DELAYS_MS
+      ? v.EVENTS_RETRY_DELAYS_MS.split(",").map(Number)
+      : DEFAULT_RETRY_DELAYS_MS,
+    eventsSweepMs: v.EVENTS_SWEEP_MS,
   };
 }
 

@@ -59,3 +59,33 @@ export function errorBody(err: unknown): { status: number; body: ErrorBody } {
   }
   return { status: 500, body: { error: "internal_error" } };
 }
+
+/** The JSON-RPC error codes of the event calls (spec §7.2). */
+export const EVENT_ERROR_CODE = {
+  invalid_params: -32602,
+  not_found: -32011,
+  forbidden: -32012,
+  limit: -32013,
+  unsupported: -32014,
+  callback_failed: -32015,
+  not_configured: -32603,
+} as const;
+
+/** A kind of event-call error (key of {@linkcode EVENT_ERROR_CODE}). */
+export type EventErrorKind = keyof typeof EVENT_ERROR_CODE;
+
+/** An expected failure of events/list, events/subscribe or events/unsubscribe: a JSON-RPC code plus `data`. */
+export class EventCallError extends Error {
+  override name = "EventCallError";
+  /** The JSON-RPC error code of spec §7.2. */
+  readonly code: (typeof EVENT_ERROR_CODE)[EventErrorKind];
+  /** The error's `data` (e.g. `{reason: "delivery.url:not_https"}`); never contains secrets. */
+  readonly data: Record<string, unknown>;
+
+  /** Creates an error of `kind` with a human `message` and `data`. */
+  constructor(kind: EventErrorKind, message: string, data: Record<string, unknown>) {
+    super(message);
+    this.code = EVENT_ERROR_CODE[kind];
+    this.data = data;
+  }
+}

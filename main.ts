@@ -14,7 +14,9 @@ import { TokenBuckets } from "./db/token_bucket.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
 import { createAuth } from "./auth/better_auth.ts";
+import type { AppDeps } from "./routes/env.ts";
 import { startBackground } from "./background.ts";
+import { startEventDelivery } from "./events/delivery.ts";
 
 async function main(): Promise<void> {
   const config = (() => {
@@ -62,9 +64,10 @@ async function main(): Promise<void> {
   const kv = await openKv(config.kvPath);
   const auth = createAuth({ config, db, log });
   await auth.$context; // plugin initialisation (seeds the MCP resource row) fails here, not on a first request
-  const deps = { config, db, kv, buckets: new TokenBuckets(kv), log, auth };
+  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log, auth };
   const app = createApp(deps);
   startBackground(deps);
+  const delivery = startEventDelivery(deps);
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
       }),
   }, (req, info) => app.fetch(req, info));
   const stop = async () => {
+    delivery.stop();
     await server.shutdown();
     kv.close();
     await db.close();

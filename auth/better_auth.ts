@@ -10,7 +10,7 @@ import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
 import { jwt } from "better-auth/plugins";
 import { mcp } from "@better-auth/mcp";
-import { runWithAdapter } from "@better-auth/core/context";
+import { runWithAdapter, runWithRequestState } from "@better-auth/core/context";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
 import type { Logger } from "../log.ts";
@@ -202,5 +202,8 @@ export function grantableScopes(
  */
 export async function withOwnAdapter<T>(auth: Auth, fn: () => Promise<T>): Promise<T> {
   const ctx = await auth.$context;
-  return await runWithAdapter(ctx.adapter, fn);
+  // A fresh request state per call: better-auth keeps per-request state (e.g. the pending OAuth authorization
+  // query its sign-in hook resumes) in an AsyncLocalStorage; without a new store per call, state set while one
+  // person consented leaked into a later, unrelated sign-in and resumed that authorization for them.
+  return await runWithRequestState(new WeakMap(), () => runWithAdapter(ctx.adapter, fn));
 }

@@ -1,14 +1,19 @@
 /** Connections between a person and an app (OAuth consents): disconnecting ends them at once. */
 import { deleteConnection } from "../db/oauth.ts";
-import type { AppDeps } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
 
 /**
  * Disconnects `clientId` from `userId`: consent, refresh and access tokens go in one transaction; JWT access
  * tokens still in circulation are refused on their next use because the MCP check finds no consent.
  * Returns whether a connection existed.
  */
-export async function disconnectApp(deps: Pick<AppDeps, "db" | "log">, userId: string, clientId: string) {
-  const existed = await deleteConnection(deps.db, userId, clientId);
+export async function disconnectApp(
+  deps: Pick<AppDeps, "db" | "log" | "clock" | "events">,
+  userId: string,
+  clientId: string,
+) {
+  const existed = await deleteConnection(deps.db, userId, clientId, nowOf(deps));
+  deps.events?.kickTerminations();
   if (existed) deps.log.log("info", "app disconnected", { userId, clientId });
   return existed;
 }

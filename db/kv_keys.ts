@@ -14,3 +14,24 @@ export function rateBucketKey(group: RateGroup, caller: string): Deno.KvKey {
 export function healthKey(): Deno.KvKey {
   return ["health"];
 }
+
+/**
+ * Messages of the event queue (`kv.enqueue`): drain the outbox, make attempt `n` of delivery `d` (a retry, with
+ * its delay), make the first attempts of the deliveries `ds` one drain created (one message per batch: KV's
+ * queue dispatches only ~250 messages/s from a file, far below what delivery reaches), or send owed `terminated`
+ * control messages. Every handler is idempotent (Postgres holds the state; KV only wakes it).
+ */
+export type EventQueueMessage =
+  | { t: "drain" }
+  | { t: "attempt"; d: string; n: number }
+  | { t: "first"; ds: string[] }
+  | { t: "terminate" };
+
+/** Whether `v` (a dequeued value) is an {@linkcode EventQueueMessage}. */
+export function isEventQueueMessage(v: unknown): v is EventQueueMessage {
+  if (typeof v !== "object" || v === null) return false;
+  const m = v as Record<string, unknown>;
+  if (m.t === "drain" || m.t === "terminate") return true;
+  if (m.t === "first") return Array.isArray(m.ds) && m.ds.every((d) => typeof d === "string");
+  return m.t === "attempt" && typeof m.d === "string" && typeof m.n === "number";
+}

@@ -1,6 +1,8 @@
 /** SQL over better-auth's OAuth tables: connections (consents), disconnecting, usage, JWKS, operator lists. */
 import { sql } from "kysely";
 import type { Db } from "./connection.ts";
+import { dropOpenDeliveries } from "./deliveries.ts";
+import { endSubscriptions } from "./subscriptions.ts";
 
 /** A person's connection to an app: the consent, the app's name, and when it was last used. */
 export interface ConnectionRow {
@@ -43,11 +45,23 @@ export async function consentOf(
 }
 
 /**
- * Ends a connection in one transaction: deletes the consent, the refresh and access tokens of (`userId`,
- * `clientId`) and its usage row. Returns whether a consent existed.
+ * Ends a connection in one transaction: ends its event subscriptions, deletes the consent, the refresh and access
+ * tokens of (`userId`, `clientId`) and its usage row. Returns whether a consent existed.
  */
-export async function deleteConnection(db: Db, userId: string, clientId: string): Promise<boolean> {
+export async function deleteConnection(
+  db: Db,
+  userId: string,
+  clientId: string,
+  now: Date = new Date(),
+): Promise<boolean> {
   return await db.kysely.transaction().execute(async (tx) => {
+    // The connection's event subscriptions end with it (spec §6.2 rule 4); a terminated message is owed.
+    const ended = await endSubscriptions(tx, { userId, clientId }, {
+      reason: "disconnected",
+      now,
+      terminate: true,
+    });
+    for (const id of ended) await dropOpenDeliveries(tx, id, now);
     await tx.deleteFrom("oauthAccessToken").where("userId", "=", userId).where("clientId", "=", clientId)
       .execute();
     await tx.deleteFrom("oauthRefreshToken").where("userId", "=", userId).where("clientId", "=", clientId)
@@ -141,7 +155,8 @@ export async function clientsWithConnections(db: Db): Promise<
 }
 
 /** jsonb arrays come back parsed from both drivers; older rows may hold a JSON string. */
-function parseScopes(v: unknown): string[] {
+/** The scopes of a consent row (better-auth stores a JSON array or a space-separated string). */
+export function parseScopes(v: unknown): string[] {
   if (Array.isArray(v)) return v.map(String);
   if (typeof v === "string") {
     try {

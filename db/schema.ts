@@ -276,6 +276,70 @@ export interface EventOutboxTable {
   dispatched_at: Timestamp | null;
 }
 
+/** An app's subscription to one event (migration 0009). */
+export interface EventSubscriptionsTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  server: "anbieter" | "suche";
+  office_id: string | null;
+  name: string;
+  arguments: ColumnType<unknown, string, string>;
+  arguments_key: string;
+  url: string;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_until: Timestamp | null;
+  created_at: Timestamp;
+  renewed_at: Timestamp;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+  end_reason: string | null;
+  terminate_pending: Generated<boolean>;
+  terminated_sent_at: Timestamp | null;
+}
+
+/** A verified webhook address per person, app and address. */
+export interface WebhookVerificationsTable {
+  user_id: string;
+  client_id: string;
+  url: string;
+  verified_at: Timestamp;
+}
+
+/** An event a person switched off for one app. */
+export interface EventOptOutsTable {
+  user_id: string;
+  client_id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+/** The delivery of one outbox event to one subscription. */
+export interface EventDeliveriesTable {
+  id: Generated<string>;
+  outbox_id: string;
+  subscription_id: string;
+  state: Generated<"pending" | "sending" | "delivered" | "failed" | "dropped">;
+  next_attempt: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+/** One logged delivery attempt. */
+export interface EventDeliveryAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status: number | null;
+  error_class: string | null;
+  outcome: "delivered" | "retry" | "failed" | "gone" | "dropped";
+}
+
 /** Applied migrations. */
 export interface SchemaMigrationsTable {
   version: string;
@@ -307,4 +371,9 @@ export interface Database {
   saved_searches: SavedSearchesTable;
   saved_search_matches: SavedSearchMatchesTable;
   event_outbox: EventOutboxTable;
+  event_subscriptions: EventSubscriptionsTable;
+  webhook_verifications: WebhookVerificationsTable;
+  event_opt_outs: EventOptOutsTable;
+  event_deliveries: EventDeliveriesTable;
+  event_delivery_attempts: EventDeliveryAttemptsTable;
 }

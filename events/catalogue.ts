@@ -6,6 +6,7 @@
  * (about a day before) or `1h` (about an hour before); `change` of viewing.changed is `moved` or `cancelled`.
  */
 import { z } from "zod";
+import type { Right } from "../auth/principal.ts";
 
 /** The server an event belongs to: the provider server (`anbieter`, right lesen) or the seeker server (`suche`). */
 export type EventServer = "anbieter" | "suche";
@@ -67,3 +68,62 @@ export const EVENT_SERVER: Record<EventName, EventServer> = {
   "reply.received": "suche",
   "viewing.changed": "suche",
 };
+
+const filterId = z.string().min(1).max(100);
+
+/**
+ * Filter schemas (the `arguments` of events/subscribe), by event: every filter is optional and names a field of
+ * the event's `data`; an event matches when each given filter equals that field (spec §6.4, §6.5 "Filters").
+ */
+export const EVENT_FILTERS: Record<EventName, z.ZodObject> = {
+  "inquiry.received": z.strictObject({ objekt_id: filterId.optional() }),
+  "message.received": z.strictObject({ objekt_id: filterId.optional(), anfrage_id: filterId.optional() }),
+  "viewing.booked": z.strictObject({ objekt_id: filterId.optional() }),
+  "viewing.cancelled": z.strictObject({ objekt_id: filterId.optional() }),
+  "viewing.upcoming": z.strictObject({ objekt_id: filterId.optional() }),
+  "matches.new": z.strictObject({ saved_search_id: filterId.optional() }),
+  "reply.received": z.strictObject({ inquiry_id: filterId.optional() }),
+  "viewing.changed": z.strictObject({ inquiry_id: filterId.optional() }),
+};
+
+/** What each event means (German, then English), for events/list. */
+export const EVENT_DESCRIPTIONS: Record<EventName, string> = {
+  "inquiry.received":
+    "Neue Anfrage zu einem Objekt Ihres Bestands (über den Dienst, ein Portal oder E-Mail; " +
+    "Herkunft in quelle). / A new enquiry about a listing of your office; origin in quelle.",
+  "message.received":
+    "Ein Anfragender hat in einer bestehenden Anfrage erneut geschrieben; Inhalt mit get_inquiry. " +
+    "/ An enquirer wrote again in an existing enquiry; read it with get_inquiry.",
+  "viewing.booked":
+    "Ein Anfragender hat einen Besichtigungstermin gebucht oder umgebucht (umgebucht). / An " +
+    "enquirer booked a viewing slot or moved to another one.",
+  "viewing.cancelled":
+    "Ein Anfragender hat einen Termin abgesagt; die Besichtigung selbst kann bleiben. / An " +
+    "enquirer gave up a slot; the viewing itself may stay.",
+  "viewing.upcoming":
+    "Eine Besichtigung mit Gästen steht bevor, etwa einen Tag (fenster 24h) und etwa eine " +
+    "Stunde (1h) vorher. / A viewing with guests is coming up, about a day and about an hour before.",
+  "matches.new":
+    "Ein Suchauftrag hat neue Treffer, einmal je Lauf und Auftrag (count). / A saved search has new " +
+    "matches, once per run and search.",
+  "reply.received": "Der Anbieter hat auf Ihre Anfrage geantwortet (Nachricht oder Absage); Inhalt mit " +
+    "get_inquiry. / The provider replied to your enquiry with a message or a rejection.",
+  "viewing.changed":
+    "Der Anbieter hat eine gebuchte Besichtigung verschoben (change moved, neuer Beginn in " +
+    "start) oder abgesagt (cancelled). / The provider moved or cancelled a booked viewing.",
+};
+
+/** The events of `server`, in the spec's order. */
+export function eventsOf(server: EventServer): EventName[] {
+  return (Object.keys(EVENT_SERVER) as EventName[]).filter((n) => EVENT_SERVER[n] === server);
+}
+
+/** Whether `name` is an event this build triggers. */
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === "string" && Object.hasOwn(EVENT_SERVER, name);
+}
+
+/** The right each server's events need (spec §6.4: lesen, §6.5: suchen). */
+export function rightOfServer(server: EventServer): Right {
+  return server === "anbieter" ? "lesen" : "suchen";
+}

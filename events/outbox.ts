@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
 import { insertOutboxRow } from "../db/outbox.ts";
 import type { Database } from "../db/schema.ts";
+import type { AppDeps } from "../routes/env.ts";
 import { EVENT_DATA, EVENT_SERVER, type EventData, type EventName } from "./catalogue.ts";
 
 /** Whom an event concerns: an office (provider server events) or a seeker (seeker server events). */
@@ -55,4 +56,17 @@ export async function recordEvent<N extends EventName>(
     originApiKeyId: ev.origin && "apiKeyId" in ev.origin ? ev.origin.apiKeyId : null,
     at: ev.at,
   });
+}
+
+/**
+ * Runs `fn` in one transaction and, once it committed, asks the dispatcher to drain the outbox (DESIGN §5 step 2;
+ * the periodic sweep covers a crash between commit and this call). Use it for every action that records events.
+ */
+export async function withEvents<T>(
+  deps: Pick<AppDeps, "db" | "events">,
+  fn: (tx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const result = await deps.db.kysely.transaction().execute(fn);
+  deps.events?.kick();
+  return result;
 }

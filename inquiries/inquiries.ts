@@ -40,7 +40,7 @@ import {
   setInquiryStatus,
 } from "../db/inquiries.ts";
 import { AppError } from "../errors.ts";
-import { type EventOrigin, recordEvent } from "../events/outbox.ts";
+import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 
 /** The enquiry limits of spec §8: how many enquiries within how many milliseconds. */
@@ -173,7 +173,7 @@ export async function sendInquiry(
   const seekerId = input.enquirer.seekerId;
   const quelle = input.quelle ?? "service";
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     await lockKeys(tx, [
       `inquiry:listing:${listingId}`,
       `inquiry:email:${email}`,
@@ -387,7 +387,7 @@ export async function sendSeekerMessage(
   const id = idOrNotFound(inquiryId);
   const text = messageBody(body);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const inquiry = await lockWritable(tx, { seekerId }, id);
     const at = messageTime(now, inquiry);
     const messageId = await insertInquiryMessage(tx, {
@@ -436,7 +436,7 @@ export async function replyToInquiry(
   const id = idOrNotFound(inquiryId);
   const text = messageBody(body);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
     const at = messageTime(now, inquiry);
     const messageId = await insertInquiryMessage(tx, {
@@ -467,7 +467,7 @@ export async function rejectInquiry(
   const id = idOrNotFound(inquiryId);
   const text = body === undefined ? undefined : messageBody(body);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
     const at = messageTime(now, inquiry);
     const messageId = text === undefined ? null : await insertInquiryMessage(tx, {

@@ -12,6 +12,7 @@ import { registerSavedSearchTools } from "./tools/saved_searches.ts";
 import { registerProviderStockTools } from "./tools/stock.ts";
 import { codedError } from "./tools/tool_error.ts";
 import { registerDeclared, ToolSet } from "./tools/define.ts";
+import { EVENTS_CAPABILITY, registerEventMethods } from "./events_methods.ts";
 import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
 
 /** Version reported in `serverInfo` (the service's interface version, spec §9). */
@@ -73,23 +74,24 @@ export function seekerTools(deps: AppDeps): ToolSet {
 export function createProviderServer(deps: AppDeps, tools: ToolSet = providerTools(deps)): McpServer {
   const server = new McpServer(
     { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
-    { instructions: PROVIDER_INSTRUCTIONS },
+    { instructions: PROVIDER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
-  return withTools(server, tools);
+  return withTools(server, tools, deps);
 }
 
 /** A fresh seeker server (tools for principals with right `suchen`). */
 export function createSeekerServer(deps: AppDeps, tools: ToolSet = seekerTools(deps)): McpServer {
   const server = new McpServer(
     { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
-    { instructions: SEEKER_INSTRUCTIONS },
+    { instructions: SEEKER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
-  return withTools(server, tools);
+  return withTools(server, tools, deps);
 }
 
-function withTools(server: McpServer, tools: ToolSet): McpServer {
+function withTools(server: McpServer, tools: ToolSet, deps: AppDeps): McpServer {
   codedToolErrors(server);
   for (const tool of tools.tools) registerDeclared(server, tool);
+  registerEventMethods(server, deps);
   return server;
 }
 

@@ -4,6 +4,7 @@ import type { Db } from "../db/connection.ts";
 import type { TokenBuckets } from "../db/token_bucket.ts";
 import type { Logger } from "../log.ts";
 import type { Auth } from "../auth/better_auth.ts";
+import type { EventRuntime } from "../events/runtime.ts";
 
 /** Everything the app needs from outside; built once in `main.ts` (or by a test) and passed to `createApp`. */
 export interface AppDeps {
@@ -16,6 +17,8 @@ export interface AppDeps {
   auth?: Auth;
   /** The clock of domain rules (limits, reminders, saved-search runs) in ms since the epoch; tests move it. */
   clock?: () => number;
+  /** The event machinery (webhook client, secret box, queue); created by `createApp` when absent. */
+  events?: EventRuntime;
 }
 
 /** The current time of `deps`' clock (the system clock unless a test set one). */

@@ -19,7 +19,7 @@ import {
   setLastRun,
 } from "../db/saved_searches.ts";
 import { AppError } from "../errors.ts";
-import { recordEvent } from "../events/outbox.ts";
+import { recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 import { definedFilters, type SearchFilters, searchFiltersSchema } from "./filters.ts";
 
@@ -178,7 +178,7 @@ export function matchesSatz(count: number, name: string | null): string {
  * `matches.new` event. Answers the number of new matches, or null when skipped.
  */
 async function runOne(deps: Pick<AppDeps, "db">, id: string, now: Date): Promise<number | null> {
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const search = await lockDueSavedSearch(tx, id, now);
     if (!search) return null;
     const filters = definedFilters(searchFiltersSchema.parse(search.filters));

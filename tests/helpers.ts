@@ -8,7 +8,7 @@ import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
 import type { LogLevel } from "../log.ts";
-import type { AppEnv } from "../routes/env.ts";
+import type { AppDeps, AppEnv } from "../routes/env.ts";
 
 /** The real Postgres server of the CI run, when one is configured. */
 export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
@@ -55,6 +55,8 @@ export interface LogLine {
 /** A test app over `db` with an in-memory KV (or the given one) and a controllable clock. */
 export interface TestApp {
   app: OpenAPIHono<AppEnv>;
+  /** The dependencies the app was built with (its event runtime included). */
+  deps: AppDeps;
   kv: Deno.Kv;
   logs: LogLine[];
   /** The app's better-auth instance (to create accounts). */
@@ -88,7 +90,7 @@ export async function testApp(
   const auth = createAuth({ config, db, log });
   // better-auth's plugins write to the database while it initialises: finish that before the test may close it.
   await auth.$context;
-  const app = createApp({
+  const deps: AppDeps = {
     config,
     db,
     kv: store,
@@ -96,8 +98,9 @@ export async function testApp(
     log,
     auth,
     clock: () => t,
-  });
-  return { app, kv: store, logs, auth, config, now: () => t, advance: (ms) => void (t += ms) };
+  };
+  const app = createApp(deps);
+  return { app, deps, kv: store, logs, auth, config, now: () => t, advance: (ms) => void (t += ms) };
 }
 
 /** Sends a request to `app` as if it came from `ip` over a TCP connection. */

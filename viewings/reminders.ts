@@ -3,7 +3,7 @@
  * Run every minute by a `Deno.cron`; safe to run in several processes at once.
  */
 import { insertDueReminders } from "../db/viewings.ts";
-import { recordEvent } from "../events/outbox.ts";
+import { recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 import { whenDe } from "./text.ts";
 
@@ -21,7 +21,7 @@ const SATZ = {
  */
 export async function runViewingReminders(deps: Pick<AppDeps, "db" | "clock" | "log">): Promise<number> {
   const now = nowOf(deps);
-  const written = await deps.db.kysely.transaction().execute(async (tx) => {
+  const written = await withEvents(deps, async (tx) => {
     const due = await insertDueReminders(tx, now);
     for (const r of due) {
       await recordEvent(tx, {

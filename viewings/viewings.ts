@@ -12,7 +12,7 @@ import { officeOf, type Principal } from "../auth/principal.ts";
 import * as sqlv from "../db/viewings.ts";
 import type { Database } from "../db/schema.ts";
 import { AppError } from "../errors.ts";
-import { originOf, recordEvent } from "../events/outbox.ts";
+import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 import { spanDe, whenDe } from "./text.ts";
 
@@ -297,7 +297,7 @@ export async function bookViewing(
   const iid = ensureId(inquiryId);
   const sid = ensureId(slotId);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
     if (inquiry.status === "rejected" || inquiry.status === "closed") {
       throw new AppError("conflict", "the enquiry is rejected or closed");
@@ -341,7 +341,7 @@ export async function cancelViewing(
   const seekerId = seekerOf(principal);
   const iid = ensureId(inquiryId);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const inquiry = await sqlv.lockSeekerInquiry(tx, iid, seekerId);
     if (!inquiry) throw new AppError("not_found");
     const current = await sqlv.activeBookingOf(tx, iid);
@@ -440,7 +440,7 @@ export async function moveViewingSlot(
   const officeId = officeOf(principal);
   const sid = ensureId(slotId);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
     if (!slot) throw new AppError("not_found");
     if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
@@ -471,7 +471,7 @@ export async function cancelViewingSlot(
   const officeId = officeOf(principal);
   const sid = ensureId(slotId);
   const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
+  return await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
     if (!slot) throw new AppError("not_found");
     const cancelled = { ...slot, status: "cancelled" as const, booked: 0 };

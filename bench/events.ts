@@ -1,0 +1,316 @@
+/**
+ * `deno task bench:events`: webhook delivery throughput and trigger-to-delivery latency.
+ *
+ * One local HTTPS receiver (test CA, loopback allowed for its port only) answers 204 and notes when each
+ * (webhook-id, subscription) arrived. In the same run:
+ * 1. Floor: N × M plain signed `fetch` POSTs to that receiver (keep-alive, `BENCH_CONCURRENCY` in flight).
+ * 2. Throughput: N events triggered through the domain path (`withEvents` + `recordEvent`, as the tools do) with
+ *    M matching subscriptions; the service drains the outbox, enqueues one KV message per attempt, re-checks
+ *    access, signs and POSTs through the SSRF-safe client, and logs every attempt. Deliveries/s from the first
+ *    trigger to the last arrival.
+ * 3. Latency: events triggered at a steady rate of half the floor (in deliveries/s) for `BENCH_SECONDS`;
+ *    trigger-to-arrival p50/p99.
+ * Expected (issue): throughput ≥ 0.5 × floor; p99 under 1 s at that rate.
+ *
+ * Environment (optional): BENCH_EVENTS (1000), BENCH_SUBS (4), BENCH_CONCURRENCY (32), BENCH_SECONDS (5),
+ * BENCH_DATABASE_URL (use this server; else a throwaway cluster, or PGlite with BENCH_DB=pglite),
+ * BENCH_JSON (write the figures to this file).
+ */
+import { sql } from "kysely";
+import { loadConfig } from "../config.ts";
+import { insertUser, startMembership } from "../db/accounts.ts";
+import { type Db, openDb } from "../db/connection.ts";
+import { migrate } from "../db/migrate.ts";
+import { ensureOffice } from "../db/offices.ts";
+import { insertSubscription } from "../db/subscriptions.ts";
+import { TokenBuckets } from "../db/token_bucket.ts";
+import { startEventDelivery } from "../events/delivery.ts";
+import { recordEvent, withEvents } from "../events/outbox.ts";
+import { createEventRuntime } from "../events/runtime.ts";
+import { base64, secretBox, signatureHeader } from "../events/signing.ts";
+import { newSubscriptionId } from "../events/subscriptions.ts";
+import type { AppDeps } from "../routes/env.ts";
+import { testCa } from "../tests/webhook_receiver.ts";
+import { startCluster } from "./pg_cluster.ts";
+
+const env = (k: string, d: number) => Number(Deno.env.get(k) ?? d);
+const N = env("BENCH_EVENTS", 1000);
+const M = env("BENCH_SUBS", 4);
+const CONCURRENCY = env("BENCH_CONCURRENCY", 32);
+const SECONDS = env("BENCH_SECONDS", 5);
+const AUTH_SECRET = "bench-only-secret-0123456789abcdefghijklmnop";
+
+/** Arrival times by `${webhook-id} ${subscription}`. */
+type Arrivals = Map<string, number>;
+
+function say(line: string) {
+  console.log(line);
+}
+
+function percentile(sorted: number[], q: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
+}
+
+async function startReceiver(arrivals: Arrivals) {
+  const ca = await testCa();
+  let waiters: Array<() => void> = [];
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", cert: ca.certPem, key: ca.keyPem, onListen: () => {} },
+    async (req) => {
+      await req.arrayBuffer();
+      arrivals.set(
+        `${req.headers.get("webhook-id")} ${req.headers.get("x-mcp-subscription-id")}`,
+        performance.now(),
+      );
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+      return new Response(null, { status: 204 });
+    },
+  );
+  const waitFor = async (n: number, timeoutMs: number) => {
+    const end = performance.now() + timeoutMs;
+    while (arrivals.size < n) {
+      if (performance.now() > end) throw new Error(`only ${arrivals.size} of ${n} deliveries arrived`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  };
+  return { server, port: server.addr.port, caPem: ca.caPem, waitFor };
+}
+
+/** The floor: N×M signed fetch POSTs, CONCURRENCY in flight. */
+async function floor(url: string, caPem: string): Promise<number> {
+  const client = Deno.createHttpClient({ caCerts: [caPem] });
+  const secret = `whsec_${base64(crypto.getRandomValues(new Uint8Array(32)))}`;
+  const total = N * M;
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      const id = `evt_floor${i}`;
+      const body = JSON.stringify({
+        eventId: id,
+        name: "inquiry.received",
+        timestamp: new Date().toISOString(),
+        data: { i },
+        cursor: null,
+      });
+      const ts = Math.floor(Date.now() / 1000);
+      const res = await fetch(url, {
+        method: "POST",
+        client,
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": String(ts),
+          "webhook-signature": await signatureHeader([secret], id, ts, body),
+          "x-mcp-subscription-id": "sub_floor",
+          "user-agent": "bench-mcp-events",
+        },
+        body,
+        redirect: "manual",
+      });
+      await res.body?.cancel();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const rate = total / ((performance.now() - t0) / 1000);
+  client.close();
+  return rate;
+}
+
+async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind: string }> {
+  const given = Deno.env.get("BENCH_DATABASE_URL");
+  if (Deno.env.get("BENCH_DB") === "pglite") {
+    const db = await openDb({ databaseUrl: undefined, dataDir: undefined });
+    return { db, stop: () => db.close(), kind: "PGlite (in memory)" };
+  }
+  const cluster = given
+    ? undefined
+    : await startCluster({ dir: await Deno.makeTempDir({ prefix: "bench-events-" }), say });
+  const db = await openDb({ databaseUrl: given ?? cluster!.url, dataDir: undefined });
+  return {
+    db,
+    kind: `Postgres ${cluster?.version ?? "(given)"}`,
+    stop: async () => {
+      await db.close();
+      await cluster?.stop();
+    },
+  };
+}
+
+/** A provider with an office, a consent to one app, and M subscriptions of that app to inquiry.received. */
+async function prepare(db: Db, url: string): Promise<{ officeId: string }> {
+  await migrate(db);
+  const suffix = crypto.randomUUID().slice(0, 8);
+  const officeId = await ensureOffice(db, `Bench-Büro ${suffix}`);
+  const userId = await insertUser(db, {
+    email: `bench-events-${suffix}@example.org`,
+    name: "Bench",
+    role: "seeker",
+  });
+  await startMembership(db, userId, officeId);
+  const clientId = `bench-app-${suffix}`;
+  const now = new Date();
+  await sql`insert into "oauthClient" ("id", "clientId", "redirectUris", "name", "createdAt", "updatedAt")
+    values (${clientId}, ${clientId}, '["http://127.0.0.1:9/cb"]'::jsonb, 'Bench app', ${now}, ${now})`
+    .execute(db.kysely);
+  await sql`insert into "oauthConsent" ("id", "clientId", "userId", "scopes", "createdAt", "updatedAt")
+    values (${crypto.randomUUID()}, ${clientId}, ${userId}, '["lesen"]'::jsonb, ${now}, ${now})`.execute(
+    db.kysely,
+  );
+  const box = secretBox(AUTH_SECRET);
+  for (let i = 0; i < M; i++) {
+    await insertSubscription(db.kysely, {
+      id: newSubscriptionId(),
+      userId,
+      clientId,
+      server: "anbieter",
+      officeId,
+      name: "inquiry.received",
+      arguments: {},
+      argumentsKey: "{}",
+      url: `${url}?s=${i}`,
+      secretEnc: await box.seal(`whsec_${base64(crypto.getRandomValues(new Uint8Array(32)))}`),
+      now,
+      expiresAt: new Date(now.getTime() + 86_400_000),
+    });
+  }
+  return { officeId };
+}
+
+/** Triggers one inquiry.received event the way a tool does; returns its webhook-id and trigger time. */
+async function trigger(deps: AppDeps, officeId: string): Promise<{ id: string; at: number }> {
+  const at = performance.now();
+  const outboxId = await withEvents(deps, (tx) =>
+    recordEvent(tx, {
+      name: "inquiry.received",
+      data: {
+        anfrage_id: crypto.randomUUID(),
+        objekt_id: crypto.randomUUID(),
+        quelle: "service",
+        satz: "Neue Anfrage (Benchmark).",
+      },
+      owner: { office: officeId },
+      origin: null,
+      at: new Date(),
+    }));
+  return { id: `evt_${outboxId.replaceAll("-", "")}`, at };
+}
+
+async function main() {
+  const arrivals: Arrivals = new Map();
+  const rx = await startReceiver(arrivals);
+  const url = `https://localhost:${rx.port}/hook`;
+  const caFile = await Deno.makeTempFile({ suffix: ".pem" });
+  await Deno.writeTextFile(caFile, rx.caPem);
+  const { db, stop, kind } = await openBenchDb();
+  const kv = await Deno.openKv(":memory:");
+  const config = loadConfig({
+    DATA_DIR: ":memory:",
+    AUTH_SECRET,
+    WEBHOOK_LOOPBACK_PORTS: String(rx.port),
+    WEBHOOK_CA_FILE: caFile,
+    EVENTS_SWEEP_MS: "30000",
+    LOG_LEVEL: "warn",
+  });
+  const log = {
+    log: (level: string, msg: string, f?: Record<string, unknown>) =>
+      level !== "debug" && console.error(level, msg, f),
+  };
+  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log };
+  deps.events = createEventRuntime(deps);
+  say(
+    `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}`,
+  );
+  try {
+    const { officeId } = await prepare(db, url);
+    const floorRate = await floor(url, rx.caPem);
+    arrivals.clear();
+    say(`floor: plain signed fetch POSTs        ${floorRate.toFixed(0)} deliveries/s`);
+    const delivery = startEventDelivery(deps);
+    // Warm-up: a few events through the whole path.
+    for (let i = 0; i < 20; i++) await trigger(deps, officeId);
+    await rx.waitFor(20 * M, 30_000).catch(async (e) => {
+      const r =
+        await sql`select (select count(*) from event_outbox where dispatched_at is null)::int as pending,
+        (select count(*) from event_deliveries)::int as deliveries,
+        (select count(*) from event_delivery_attempts)::int as attempts,
+        (select string_agg(distinct coalesce(error_class, status::text), ',') from event_delivery_attempts) as errs`
+          .execute(db.kysely);
+      console.error(r.rows);
+      throw e;
+    });
+    arrivals.clear();
+
+    const t0 = performance.now();
+    let made = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (made < N) {
+        made++;
+        await trigger(deps, officeId);
+      }
+    }));
+    const triggeredMs = performance.now() - t0;
+    await rx.waitFor(N * M, 120_000);
+    say(`  (triggering ${N} events took ${triggeredMs.toFixed(0)} ms)`);
+    const last = Math.max(...arrivals.values());
+    const rate = (N * M) / ((last - t0) / 1000);
+    say(
+      `service: trigger → signed delivery      ${rate.toFixed(0)} deliveries/s   ratio ${
+        (rate / floorRate).toFixed(2)
+      } (expected ≥ 0.5)`,
+    );
+
+    arrivals.clear();
+    const eventsPerSecond = (0.5 * floorRate) / M;
+    const count = Math.max(1, Math.round(eventsPerSecond * SECONDS));
+    const triggers: Array<{ id: string; at: number }> = [];
+    const start = performance.now();
+    const pending: Array<Promise<void>> = [];
+    for (let i = 0; i < count; i++) {
+      const due = start + (i * 1000) / eventsPerSecond;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending.push(trigger(deps, officeId).then((t) => void triggers.push(t)));
+    }
+    await Promise.all(pending);
+    await rx.waitFor(count * M, 120_000);
+    const lat: number[] = [];
+    for (const [key, at] of arrivals) {
+      const t = triggers.find((x) => key.startsWith(x.id + " "));
+      if (t) lat.push(at - t.at);
+    }
+    lat.sort((a, b) => a - b);
+    const p50 = percentile(lat, 0.5);
+    const p99 = percentile(lat, 0.99);
+    say(
+      `latency at ${(eventsPerSecond * M).toFixed(0)} deliveries/s (${
+        eventsPerSecond.toFixed(0)
+      } events/s × ${M}) for ${SECONDS} s: ` +
+        `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (expected p99 < 1000 ms)`,
+    );
+    const ok = rate / floorRate >= 0.5 && p99 < 1000;
+    say(ok ? "result: meets the expected ratio and latency" : "result: BELOW the expectation");
+    const jsonPath = Deno.env.get("BENCH_JSON");
+    if (jsonPath) {
+      await Deno.writeTextFile(
+        jsonPath,
+        JSON.stringify({ N, M, floorRate, rate, ratio: rate / floorRate, p50, p99 }, null, 2),
+      );
+    }
+    delivery.stop();
+  } finally {
+    deps.events.client.close();
+    kv.close();
+    await stop();
+    await rx.server.shutdown();
+    await Deno.remove(caFile).catch(() => {});
+  }
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,267 @@
+/**
+ * SQL of event delivery (DESIGN §5): draining the outbox into deliveries, claiming an attempt, the access checks
+ * before it, recording its outcome, the sweep, owed termination messages and the attempt log.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+import { parseScopes } from "./oauth.ts";
+
+/** A delivery created by a drain: what the first attempt message needs. */
+export interface NewDelivery {
+  id: string;
+}
+
+/**
+ * Drains up to `limit` undispatched outbox rows in one transaction: locks them (`skip locked`, so concurrent
+ * drains share the work), creates one delivery per matching live subscription (same server and event, the
+ * event's owner, the filter contained in `data`, not the app that caused it) and marks the rows dispatched.
+ * Idempotent: a (event, subscription) pair gets at most one delivery. Returns the rows drained and the deliveries.
+ */
+export async function drainOutbox(
+  db: Db,
+  opts: { limit: number; now: Date; machineNow: Date },
+): Promise<{ drained: number; deliveries: NewDelivery[] }> {
+  // One statement (one round trip): pick, fan out, mark. Data-modifying CTEs run once each, whatever is read.
+  const r = await sql<{ id: string | null; drained: number }>`with picked as (
+      select id from event_outbox where dispatched_at is null
+      order by created_at, id limit ${opts.limit} for update skip locked),
+    marked as (
+      update event_outbox set dispatched_at = ${opts.now} where id in (select id from picked) returning id),
+    created as (
+      insert into event_deliveries (outbox_id, subscription_id, next_attempt_at, created_at)
+      select o.id, s.id, ${opts.machineNow}, ${opts.machineNow}
+      from event_outbox o
+      join event_subscriptions s on s.server = o.server and s.name = o.name and s.ended_at is null
+        and s.expires_at > ${opts.now}
+        and (s.office_id = o.owner_office_id or (o.owner_user_id is not null and s.user_id = o.owner_user_id))
+        and o.data @> s.arguments
+        and (o.origin_client_id is null or o.origin_client_id <> s.client_id)
+      where o.id in (select id from picked)
+      on conflict (outbox_id, subscription_id) do nothing
+      returning id)
+    select c.id, (select count(*) from marked)::int as drained from (select 1) one
+      left join created c on true`.execute(db.kysely);
+  const drained = r.rows[0]?.drained ?? 0;
+  return { drained, deliveries: r.rows.filter((x) => x.id !== null).map((x) => ({ id: x.id! })) };
+}
+
+/** Everything one attempt needs: the event, the subscription, and the access facts checked before sending. */
+export interface ClaimedAttempt {
+  deliveryId: string;
+  attempt: number;
+  eventId: string;
+  eventName: string;
+  eventData: Record<string, unknown>;
+  eventAt: Date;
+  subscriptionId: string;
+  userId: string;
+  clientId: string;
+  server: "anbieter" | "suche";
+  officeId: string | null;
+  url: string;
+  secretEnc: string;
+  previousSecretEnc: string | null;
+  previousSecretUntil: Date | null;
+  expiresAt: Date;
+  ended: boolean;
+  /** Scopes of the person's current consent to the app; null without consent. */
+  consentScopes: string[] | null;
+  role: string | null;
+  memberOffice: string | null;
+  optedOut: boolean;
+}
+
+/**
+ * Claims attempt `attempt` of delivery `id` until `leaseUntil` (machine time): only when that attempt is due next
+ * and nobody holds it (or the holder's lease ran out, e.g. the process died). Undefined when not claimable.
+ */
+export async function claimAttempt(
+  db: Db,
+  id: string,
+  attempt: number,
+  machine: { now: Date; leaseUntil: Date },
+): Promise<ClaimedAttempt | undefined> {
+  const r = await sql<Record<string, unknown>>`with c as (
+      update event_deliveries set state = 'sending', lease_until = ${machine.leaseUntil}
+      where id = ${id}::uuid and next_attempt = ${attempt}
+        and (state = 'pending' or (state = 'sending' and lease_until < ${machine.now}))
+      returning id, outbox_id, subscription_id)
+    select c.id as delivery_id, o.id as outbox_id, o.name as event_name, o.data, o.created_at as event_at,
+      s.id as subscription_id, s.user_id, s.client_id, s.server, s.office_id, s.url, s.secret_enc,
+      s.previous_secret_enc, s.previous_secret_until, s.expires_at, s.ended_at,
+      (select k."scopes" from "oauthConsent" k where k."userId" = s.user_id and k."clientId" = s.client_id
+        order by k."createdAt" desc limit 1) as consent_scopes,
+      u.role,
+      (select m.office_id from office_memberships m where m.user_id = s.user_id and m.ended_at is null limit 1)
+        as member_office,
+      exists (select 1 from event_opt_outs x where x.user_id = s.user_id and x.client_id = s.client_id
+        and x.name = s.name) as opted_out
+    from c join event_outbox o on o.id = c.outbox_id
+      join event_subscriptions s on s.id = c.subscription_id
+      left join users u on u.id = s.user_id`.execute(db.kysely);
+  const row = r.rows[0];
+  if (!row) return undefined;
+  const date = (v: unknown) => (v ? new Date(v as string) : null);
+  return {
+    deliveryId: row.delivery_id as string,
+    attempt,
+    eventId: `evt_${(row.outbox_id as string).replaceAll("-", "")}`,
+    eventName: row.event_name as string,
+    eventData: (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
+    eventAt: new Date(row.event_at as string),
+    subscriptionId: row.subscription_id as string,
+    userId: row.user_id as string,
+    clientId: row.client_id as string,
+    server: row.server as "anbieter" | "suche",
+    officeId: row.office_id as string | null,
+    url: row.url as string,
+    secretEnc: row.secret_enc as string,
+    previousSecretEnc: row.previous_secret_enc as string | null,
+    previousSecretUntil: date(row.previous_secret_until),
+    expiresAt: new Date(row.expires_at as string),
+    ended: row.ended_at !== null,
+    consentScopes: row.consent_scopes == null ? null : parseScopes(row.consent_scopes),
+    role: row.role as string | null,
+    memberOffice: row.member_office as string | null,
+    optedOut: row.opted_out === true,
+  };
+}
+
+/** How an attempt ended. */
+export type AttemptOutcome = "delivered" | "retry" | "failed" | "gone" | "dropped";
+
+/** What to record after an attempt. */
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  status: number | null;
+  errorClass: string | null;
+  outcome: AttemptOutcome;
+  /** For `retry`: when the next attempt is due (machine time). */
+  nextAt?: Date;
+}
+
+/** Logs the attempt and moves the delivery on (next attempt pending, or finished), in one transaction. */
+export async function recordAttempt(db: Db, a: AttemptRecord): Promise<void> {
+  const retry = a.outcome === "retry";
+  const state = retry
+    ? "pending"
+    : a.outcome === "delivered"
+    ? "delivered"
+    : a.outcome === "dropped"
+    ? "dropped"
+    : "failed";
+  const finished = new Date(a.startedAt.getTime() + a.durationMs);
+  // One statement: the log line and the delivery's next state commit together.
+  await sql`with logged as (
+      insert into event_delivery_attempts
+        (delivery_id, attempt, started_at, duration_ms, status, error_class, outcome)
+      values (${a.deliveryId}::uuid, ${a.attempt}, ${a.startedAt}, ${Math.round(a.durationMs)}, ${a.status},
+        ${a.errorClass}, ${a.outcome})
+      returning delivery_id)
+    update event_deliveries set state = ${state}, lease_until = null,
+      next_attempt = case when ${retry} then ${a.attempt + 1}::int else next_attempt end,
+      next_attempt_at = case when ${retry} then ${
+    a.nextAt ?? a.startedAt
+  }::timestamptz else next_attempt_at end,
+      finished_at = case when ${retry} then null else ${finished}::timestamptz end
+    where id = (select delivery_id from logged)`.execute(db.kysely);
+}
+
+/**
+ * The sweep's share of deliveries: pending ones overdue by more than `graceMs` and sending ones whose lease ran
+ * out (their process died). Their due time is pushed by `graceMs` so the next sweep does not take them again
+ * before the re-sent message ran. Returns (id, attempt) pairs to enqueue.
+ */
+export async function overdueDeliveries(
+  db: Db,
+  machineNow: Date,
+  graceMs: number,
+  limit: number,
+): Promise<Array<{ id: string; attempt: number }>> {
+  const cutoff = new Date(machineNow.getTime() - graceMs);
+  const r = await sql<{ id: string; attempt: number }>`update event_deliveries d
+    set next_attempt_at = ${new Date(machineNow.getTime() + graceMs)}
+    where d.id in (select id from event_deliveries
+      where (state = 'pending' and next_attempt_at < ${cutoff})
+         or (state = 'sending' and lease_until < ${machineNow})
+      order by next_attempt_at limit ${limit} for update skip locked)
+    returning d.id, d.next_attempt as attempt`.execute(db.kysely);
+  return r.rows.map((x) => ({ id: x.id, attempt: Number(x.attempt) }));
+}
+
+/** Whether undispatched outbox rows exist. */
+export async function outboxPending(db: Db): Promise<boolean> {
+  const r = await sql`select 1 from event_outbox where dispatched_at is null limit 1`.execute(db.kysely);
+  return r.rows.length > 0;
+}
+
+/** A `terminated` control message owed to a subscription. */
+export interface OwedTermination {
+  subscriptionId: string;
+  url: string;
+  secretEnc: string;
+  reason: string;
+}
+
+/** Takes up to `limit` owed termination messages (each is taken once: at most one is ever sent). */
+export async function takeTerminations(db: Db, now: Date, limit: number): Promise<OwedTermination[]> {
+  const r = await sql<OwedTermination>`update event_subscriptions s
+    set terminate_pending = false, terminated_sent_at = ${now}
+    where s.id in (select id from event_subscriptions where terminate_pending
+      order by ended_at limit ${limit} for update skip locked)
+    returning s.id as "subscriptionId", s.url, s.secret_enc as "secretEnc", s.end_reason as reason`
+    .execute(db.kysely);
+  return r.rows;
+}
+
+/** Drops the still-open deliveries of subscription `id` (it ended). */
+export async function dropOpenDeliveries(q: Kysely<Database>, subscriptionId: string, now: Date) {
+  await q.updateTable("event_deliveries").set({ state: "dropped", finished_at: now, lease_until: null })
+    .where("subscription_id", "=", subscriptionId).where("state", "in", ["pending", "sending"]).execute();
+}
+
+/** One line of the attempt log. */
+export interface AttemptLogLine {
+  eventId: string;
+  name: string;
+  subscriptionId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  status: number | null;
+  errorClass: string | null;
+  outcome: string;
+  state: string;
+}
+
+/** The attempts of a subscription (`sub_…`) or an event (`evt_…`), oldest first, at most `limit`. */
+export async function attemptLog(
+  db: Db,
+  of: { subscriptionId: string } | { outboxId: string },
+  limit: number,
+): Promise<AttemptLogLine[]> {
+  const filter = "subscriptionId" in of
+    ? sql`d.subscription_id = ${of.subscriptionId}`
+    : sql`d.outbox_id = ${of.outboxId}::uuid`;
+  const r = await sql<Record<string, unknown>>`select o.id as outbox_id, o.name, d.subscription_id, a.attempt,
+      a.started_at, a.duration_ms, a.status, a.error_class, a.outcome, d.state
+    from event_delivery_attempts a join event_deliveries d on d.id = a.delivery_id
+      join event_outbox o on o.id = d.outbox_id
+    where ${filter} order by a.started_at, a.id limit ${limit}`.execute(db.kysely);
+  return r.rows.map((x) => ({
+    eventId: `evt_${(x.outbox_id as string).replaceAll("-", "")}`,
+    name: x.name as string,
+    subscriptionId: x.subscription_id as string,
+    attempt: Number(x.attempt),
+    startedAt: new Date(x.started_at as string),
+    durationMs: Number(x.duration_ms),
+    status: x.status === null ? null : Number(x.status),
+    errorClass: x.error_class as string | null,
+    outcome: x.outcome as string,
+    state: x.state as string,
+  }));
+}

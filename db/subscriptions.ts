@@ -1,0 +1,274 @@
+/**
+ * SQL of event subscriptions (spec §2.5, §4.4, §6): subscriptions, address verifications, switched-off events,
+ * and the ownership checks of subscription filters.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Db } from "./connection.ts";
+import type { Database } from "./schema.ts";
+
+/** A subscription row as the domain reads it. */
+export interface SubscriptionRow {
+  id: string;
+  userId: string;
+  clientId: string;
+  server: "anbieter" | "suche";
+  officeId: string | null;
+  name: string;
+  arguments: Record<string, string>;
+  url: string;
+  secretEnc: string;
+  previousSecretEnc: string | null;
+  previousSecretUntil: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+  endedAt: Date | null;
+  endReason: string | null;
+}
+
+/** What identifies a subscription: person, app, server, event, canonical filter and address. */
+export interface SubscriptionIdentity {
+  userId: string;
+  clientId: string;
+  server: "anbieter" | "suche";
+  name: string;
+  argumentsKey: string;
+  url: string;
+}
+
+// deno-lint-ignore no-explicit-any
+function toRow(r: any): SubscriptionRow {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    clientId: r.client_id,
+    server: r.server,
+    officeId: r.office_id,
+    name: r.name,
+    arguments: typeof r.arguments === "string" ? JSON.parse(r.arguments) : r.arguments,
+    url: r.url,
+    secretEnc: r.secret_enc,
+    previousSecretEnc: r.previous_secret_enc,
+    previousSecretUntil: r.previous_secret_until ? new Date(r.previous_secret_until) : null,
+    createdAt: new Date(r.created_at),
+    expiresAt: new Date(r.expires_at),
+    endedAt: r.ended_at ? new Date(r.ended_at) : null,
+    endReason: r.end_reason,
+  };
+}
+
+/** Serialises subscribe/renew/limit checks of one person and app across processes (transaction-scoped). */
+export async function lockApp(tx: Kysely<Database>, userId: string, clientId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`subs:${userId}:${clientId}`}, 0))`.execute(tx);
+}
+
+/** The live (not ended) subscription with `identity`, if any. */
+export async function liveSubscription(
+  q: Kysely<Database>,
+  identity: SubscriptionIdentity,
+): Promise<SubscriptionRow | undefined> {
+  const r = await q.selectFrom("event_subscriptions").selectAll()
+    .where("user_id", "=", identity.userId).where("client_id", "=", identity.clientId)
+    .where("server", "=", identity.server).where("name", "=", identity.name)
+    .where("arguments_key", "=", identity.argumentsKey).where("url", "=", identity.url)
+    .where("ended_at", "is", null).executeTakeFirst();
+  return r ? toRow(r) : undefined;
+}
+
+/** The subscription `id` (live or ended), if any. */
+export async function subscriptionById(
+  q: Kysely<Database>,
+  id: string,
+): Promise<SubscriptionRow | undefined> {
+  const r = await q.selectFrom("event_subscriptions").selectAll().where("id", "=", id).executeTakeFirst();
+  return r ? toRow(r) : undefined;
+}
+
+/** How many subscriptions of the person and app are live and unexpired at `now`. */
+export async function countLive(
+  q: Kysely<Database>,
+  userId: string,
+  clientId: string,
+  now: Date,
+): Promise<number> {
+  const r = await q.selectFrom("event_subscriptions").select(sql<number>`count(*)::int`.as("n"))
+    .where("user_id", "=", userId).where("client_id", "=", clientId)
+    .where("ended_at", "is", null).where("expires_at", ">", now).executeTakeFirstOrThrow();
+  return r.n;
+}
+
+/** A new subscription to insert. */
+export interface NewSubscription extends SubscriptionIdentity {
+  id: string;
+  officeId: string | null;
+  arguments: Record<string, string>;
+  secretEnc: string;
+  now: Date;
+  expiresAt: Date;
+}
+
+/** Inserts a new subscription. */
+export async function insertSubscription(q: Kysely<Database>, s: NewSubscription): Promise<void> {
+  await q.insertInto("event_subscriptions").values({
+    id: s.id,
+    user_id: s.userId,
+    client_id: s.clientId,
+    server: s.server,
+    office_id: s.officeId,
+    name: s.name,
+    arguments: sql<string>`${JSON.stringify(s.arguments)}::text::jsonb`,
+    arguments_key: s.argumentsKey,
+    url: s.url,
+    secret_enc: s.secretEnc,
+    created_at: s.now,
+    renewed_at: s.now,
+    expires_at: s.expiresAt,
+  }).execute();
+}
+
+/** Renews subscription `id`: new expiry, and the secrets after a possible rotation. */
+export async function renewSubscription(
+  q: Kysely<Database>,
+  id: string,
+  r: {
+    secretEnc: string;
+    previousSecretEnc: string | null;
+    previousSecretUntil: Date | null;
+    now: Date;
+    expiresAt: Date;
+  },
+): Promise<void> {
+  await q.updateTable("event_subscriptions").set({
+    secret_enc: r.secretEnc,
+    previous_secret_enc: r.previousSecretEnc,
+    previous_secret_until: r.previousSecretUntil,
+    renewed_at: r.now,
+    expires_at: r.expiresAt,
+  }).where("id", "=", id).execute();
+}
+
+/** Why a subscription ended (the `end_reason` column). */
+export type EndReason =
+  | "unsubscribed"
+  | "ended_by_user"
+  | "disconnected"
+  | "access_closed"
+  | "insufficient_scope"
+  | "gone";
+
+/**
+ * Ends the live subscriptions selected by `where` (one id, or all of a person's app, optionally one event);
+ * `terminate` marks that a `terminated` control message is owed. Returns the ids ended.
+ */
+export async function endSubscriptions(
+  q: Kysely<Database>,
+  where: { id: string } | { userId: string; clientId: string; name?: string },
+  end: { reason: EndReason; now: Date; terminate: boolean },
+): Promise<string[]> {
+  let u = q.updateTable("event_subscriptions").set({
+    ended_at: end.now,
+    end_reason: end.reason,
+    terminate_pending: end.terminate,
+  }).where("ended_at", "is", null);
+  if ("id" in where) u = u.where("id", "=", where.id);
+  else {
+    u = u.where("user_id", "=", where.userId).where("client_id", "=", where.clientId);
+    if (where.name) u = u.where("name", "=", where.name);
+  }
+  return (await u.returning("id").execute()).map((r) => r.id);
+}
+
+/** The live, unexpired subscriptions of a person, newest first (for the connected-apps page). */
+export async function liveSubscriptionsOf(db: Db, userId: string, now: Date): Promise<SubscriptionRow[]> {
+  const rows = await db.kysely.selectFrom("event_subscriptions").selectAll()
+    .where("user_id", "=", userId).where("ended_at", "is", null).where("expires_at", ">", now)
+    .orderBy("created_at", "desc").execute();
+  return rows.map(toRow);
+}
+
+/** When (person, app, address) was last verified, if ever. */
+export async function verifiedAt(
+  db: Db,
+  userId: string,
+  clientId: string,
+  url: string,
+): Promise<Date | undefined> {
+  const r = await db.kysely.selectFrom("webhook_verifications").select("verified_at")
+    .where("user_id", "=", userId).where("client_id", "=", clientId).where("url", "=", url)
+    .executeTakeFirst();
+  return r ? new Date(r.verified_at) : undefined;
+}
+
+/** Records a successful verification of (person, app, address) at `at`. */
+export async function saveVerification(db: Db, userId: string, clientId: string, url: string, at: Date) {
+  await db.kysely.insertInto("webhook_verifications")
+    .values({ user_id: userId, client_id: clientId, url, verified_at: at })
+    .onConflict((oc) => oc.columns(["user_id", "client_id", "url"]).doUpdateSet({ verified_at: at }))
+    .execute();
+}
+
+/** Whether the person switched event `name` off for app `clientId`. */
+export async function isOptedOut(q: Kysely<Database>, userId: string, clientId: string, name: string) {
+  const r = await q.selectFrom("event_opt_outs").select("name")
+    .where("user_id", "=", userId).where("client_id", "=", clientId).where("name", "=", name)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+/** The events a person switched off, per app. */
+export async function optOutsOf(db: Db, userId: string): Promise<Array<{ clientId: string; name: string }>> {
+  const rows = await db.kysely.selectFrom("event_opt_outs").select(["client_id", "name"])
+    .where("user_id", "=", userId).orderBy("name").execute();
+  return rows.map((r) => ({ clientId: r.client_id, name: r.name }));
+}
+
+/** Switches event `name` off for the app (idempotent). */
+export async function insertOptOut(
+  q: Kysely<Database>,
+  userId: string,
+  clientId: string,
+  name: string,
+  now: Date,
+) {
+  await q.insertInto("event_opt_outs").values({ user_id: userId, client_id: clientId, name, created_at: now })
+    .onConflict((oc) => oc.doNothing()).execute();
+}
+
+/** Switches event `name` on again for the app. */
+export async function deleteOptOut(db: Db, userId: string, clientId: string, name: string): Promise<void> {
+  await db.kysely.deleteFrom("event_opt_outs")
+    .where("user_id", "=", userId).where("client_id", "=", clientId).where("name", "=", name).execute();
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether listing `id` belongs to office `officeId` (any status). */
+export async function listingOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const r = await db.kysely.selectFrom("listings").select("id")
+    .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Whether enquiry `id` belongs to office `officeId`. */
+export async function inquiryOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const r = await db.kysely.selectFrom("inquiries").select("id")
+    .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Whether enquiry `id` was sent by the seeker `userId`. */
+export async function inquiryOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const r = await db.kysely.selectFrom("inquiries").select("id")
+    .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Whether saved search `id` belongs to the seeker `userId`. */
+export async function savedSearchOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const r = await db.kysely.selectFrom("saved_searches").select("id")
+    .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
+  return r !== undefined;
+}

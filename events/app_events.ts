@@ -1,0 +1,152 @@
+/**
+ * The events of a person's connected apps as the "Connected apps" page shows them (spec §6.2 rule 4): the live
+ * subscriptions of each app, and a per-app switch for each event. Switching an event off ends the app's live
+ * subscriptions of it at once (a `terminated` message with reason `ended_by_user` is owed) and makes the app's
+ * next renewal fail with -32012 `ended_by_user`; switching it on lets the app subscribe again.
+ */
+import { dropOpenDeliveries } from "../db/deliveries.ts";
+import { connectionsOf } from "../db/oauth.ts";
+import {
+  deleteOptOut,
+  endSubscriptions,
+  insertOptOut,
+  liveSubscriptionsOf,
+  lockApp,
+  optOutsOf,
+} from "../db/subscriptions.ts";
+import { AppError } from "../errors.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
+import { EVENT_SERVER, type EventName, type EventServer, eventsOf, isEventName } from "./catalogue.ts";
+
+/** One live subscription of an app, as the page shows it (never the secret, never the address's query). */
+export interface AppSubscription {
+  id: string;
+  name: string;
+  server: EventServer;
+  /** The filter (`arguments`) of the subscription; `{}` when it takes every event of its kind. */
+  filter: Record<string, string>;
+  /** Host and path of the delivery address (the query is left out: it may carry an app's own token). */
+  address: string;
+  /** When the subscription runs out unless the app renews it. */
+  refreshBefore: Date;
+}
+
+/** What the page shows of one app's events. */
+export interface AppEvents {
+  subscriptions: AppSubscription[];
+  /** The events the person switched off for this app, sorted by name. */
+  switchedOff: string[];
+}
+
+/** The servers whose events an app with consent `scopes` may subscribe to: lesen → anbieter, suchen → suche. */
+export function serversOfScopes(scopes: readonly string[]): EventServer[] {
+  const out: EventServer[] = [];
+  if (scopes.includes("lesen")) out.push("anbieter");
+  if (scopes.includes("suchen")) out.push("suche");
+  return out;
+}
+
+/** The events an app with consent `scopes` may subscribe to, in the spec's order. */
+export function eventsOfScopes(scopes: readonly string[]): EventName[] {
+  return serversOfScopes(scopes).flatMap((s) => eventsOf(s));
+}
+
+/** Host and path of a delivery address (query and fragment left out). */
+export function addressOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return "";
+  }
+}
+
+/** Per app (client id): its live, unexpired subscriptions (newest first) and its switched-off events. */
+export async function appSubscriptions(
+  deps: Pick<AppDeps, "db" | "clock">,
+  userId: string,
+): Promise<Map<string, AppEvents>> {
+  const [subs, offs] = await Promise.all([
+    liveSubscriptionsOf(deps.db, userId, nowOf(deps)),
+    optOutsOf(deps.db, userId),
+  ]);
+  const out = new Map<string, AppEvents>();
+  const of = (clientId: string) => {
+    let e = out.get(clientId);
+    if (!e) out.set(clientId, e = { subscriptions: [], switchedOff: [] });
+    return e;
+  };
+  for (const s of subs) {
+    of(s.clientId).subscriptions.push({
+      id: s.id,
+      name: s.name,
+      server: s.server,
+      filter: s.arguments,
+      address: addressOf(s.url),
+      refreshBefore: s.expiresAt,
+    });
+  }
+  for (const o of offs) of(o.clientId).switchedOff.push(o.name);
+  return out;
+}
+
+/**
+ * The checked target of a switch: `name` must be an event this build triggers on a server the app's consent
+ * reaches, and the person must be connected to `clientId`; anything else is `not_found` (another person's app
+ * looks exactly like one that does not exist).
+ */
+async function checkTarget(
+  deps: Pick<AppDeps, "db">,
+  userId: string,
+  clientId: string,
+  name: string,
+): Promise<EventName> {
+  if (!isEventName(name) || !clientId) throw new AppError("not_found");
+  const connection = (await connectionsOf(deps.db, userId)).find((c) => c.clientId === clientId);
+  if (!connection || !serversOfScopes(connection.scopes).includes(EVENT_SERVER[name])) {
+    throw new AppError("not_found");
+  }
+  return name;
+}
+
+/**
+ * Switches event `name` off for the person's app `clientId`: in one transaction (under the same person-and-app
+ * lock events/subscribe writes under) records the switch and ends the app's live subscriptions of that event with
+ * reason `ended_by_user`, dropping their open deliveries so nothing more is sent. Then asks for the owed
+ * `terminated` messages. Returns the ids of the subscriptions ended. Idempotent.
+ */
+export async function switchEventOff(
+  deps: Pick<AppDeps, "db" | "clock" | "events" | "log">,
+  userId: string,
+  clientId: string,
+  name: string,
+): Promise<string[]> {
+  const event = await checkTarget(deps, userId, clientId, name);
+  const now = nowOf(deps);
+  const ended = await deps.db.kysely.transaction().execute(async (tx) => {
+    await lockApp(tx, userId, clientId);
+    await insertOptOut(tx, userId, clientId, event, now);
+    const ids = await endSubscriptions(tx, { userId, clientId, name: event }, {
+      reason: "ended_by_user",
+      now,
+      terminate: true,
+    });
+    for (const id of ids) await dropOpenDeliveries(tx, id, now);
+    return ids;
+  });
+  deps.events?.kickTerminations();
+  deps.log.log("info", "event switched off", { userId, clientId, name: event, ended: ended.length });
+  return ended;
+}
+
+/** Switches event `name` on again for the person's app `clientId`: the app may subscribe to it again. */
+export async function switchEventOn(
+  deps: Pick<AppDeps, "db" | "log">,
+  userId: string,
+  clientId: string,
+  name: string,
+): Promise<void> {
+  const event = await checkTarget(deps, userId, clientId, name);
+  await deleteOptOut(deps.db, userId, clientId, event);
+  deps.log.log("info", "event switched on", { userId, clientId, name: event });
+}

@@ -1,0 +1,435 @@
+/**
+ * The event calls of spec §4.4 as domain functions: events/list, events/subscribe (with address verification,
+ * renewal, secret rotation and the limits of §6.2, §8) and events/unsubscribe. Every refusal is an
+ * {@linkcode EventCallError} with the code and `data` of spec §7.2; nothing is written before every check passed.
+ */
+import { z } from "zod";
+import type { Right } from "../auth/principal.ts";
+import type { Principal } from "../auth/principal.ts";
+import { timingSafeEqual } from "../auth/api_keys.ts";
+import {
+  countLive,
+  endSubscriptions,
+  inquiryOfOffice,
+  inquiryOfSeeker,
+  insertSubscription,
+  isOptedOut,
+  listingOfOffice,
+  liveSubscription,
+  lockApp,
+  renewSubscription,
+  savedSearchOfSeeker,
+  saveVerification,
+  type SubscriptionIdentity,
+  type SubscriptionRow,
+  verifiedAt,
+} from "../db/subscriptions.ts";
+import { dropOpenDeliveries } from "../db/deliveries.ts";
+import { EventCallError } from "../errors.ts";
+import type { AppDeps } from "../routes/env.ts";
+import { nowOf } from "../routes/env.ts";
+import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
+import {
+  EVENT_DATA,
+  EVENT_DESCRIPTIONS,
+  EVENT_FILTERS,
+  EVENT_SERVER,
+  type EventName,
+  type EventServer,
+  eventsOf,
+  isEventName,
+  rightOfServer,
+} from "./catalogue.ts";
+import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
+import { eventRuntime } from "./runtime.ts";
+import { base64, parseSecret } from "./signing.ts";
+
+/** At most this many live subscriptions per person and app (spec §6.2). */
+export const MAX_SUBSCRIPTIONS = 50;
+/** Shortest subscription duration (spec §8). */
+export const MIN_TTL_MS = 10 * 60_000;
+/** Longest and default subscription duration (spec §8). */
+export const MAX_TTL_MS = 24 * 60 * 60_000;
+/** How long a verified address holds per person, app and address (spec §6.1). */
+export const VERIFICATION_VALID_MS = 24 * 60 * 60_000;
+
+/** The server a caller with `right` talks to. */
+export function serverOfRight(right: Right): EventServer {
+  return right === "lesen" ? "anbieter" : "suche";
+}
+
+/** One entry of events/list. */
+export interface EventDescriptor {
+  name: EventName;
+  description: string;
+  delivery: ["webhook"];
+  inputSchema: Record<string, unknown>;
+  payloadSchema: Record<string, unknown>;
+}
+
+const descriptors = new Map<EventServer, EventDescriptor[]>();
+
+/** events/list: the events of the caller's server, with JSON Schemas generated from the code's zod schemas. */
+export function listEvents(principal: Principal | undefined): { events: EventDescriptor[] } {
+  const p = signedIn(principal);
+  const server = serverOfRight(p.right);
+  let list = descriptors.get(server);
+  if (!list) {
+    list = eventsOf(server).map((name) => ({
+      name,
+      description: EVENT_DESCRIPTIONS[name],
+      delivery: ["webhook"],
+      inputSchema: jsonSchema(EVENT_FILTERS[name]),
+      payloadSchema: jsonSchema(EVENT_DATA[name]),
+    }));
+    descriptors.set(server, list);
+  }
+  return { events: list };
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** The answer of events/subscribe. */
+export interface SubscribeResult {
+  id: string;
+  refreshBefore: string;
+  cursor: null;
+  truncated: false;
+}
+
+/** A checked subscribe request. */
+interface SubscribeRequest {
+  principal: Principal & { origin: { kind: "oauth"; clientId: string } };
+  name: EventName;
+  arguments: Record<string, string>;
+  url: URL;
+  secret: string;
+  ttlMs: number;
+}
+
+/** events/subscribe: creates or renews the subscription (spec §4.4, §6.1, §6.2). */
+export async function subscribe(
+  deps: AppDeps,
+  principal: Principal | undefined,
+  params: Record<string, unknown>,
+): Promise<SubscribeResult> {
+  const req = await checkSubscribe(deps, principal, params);
+  const identity = identityOf(req);
+  const now = nowOf(deps);
+  await precheckSlot(deps, req, identity, now);
+  await ensureVerified(deps, req, identity);
+  return await writeSubscription(deps, req, identity);
+}
+
+/** Every check that needs no write, in the order of spec §7.2's table; throws the first failure. */
+async function checkSubscribe(
+  deps: AppDeps,
+  principal: Principal | undefined,
+  params: Record<string, unknown>,
+): Promise<SubscribeRequest> {
+  const p = oauthCaller(principal);
+  if (!eventRuntime(deps).box) throw notConfigured();
+  const name = eventOf(p, params.name);
+  const delivery = objectParam(params.delivery, "delivery");
+  if (delivery.mode !== "webhook") {
+    throw new EventCallError("unsupported", "Only webhook delivery is supported", {
+      feature: "deliveryMode",
+      value: typeof delivery.mode === "string" ? delivery.mode.slice(0, 50) : null,
+    });
+  }
+  const parsed = parseWebhookUrl(delivery.url);
+  if (!parsed.ok) throw badUrl(parsed.reason);
+  if (!parseSecret(delivery.secret)) {
+    throw new EventCallError(
+      "invalid_params",
+      "delivery.secret must be whsec_ followed by standard Base64 of 24 to 64 bytes",
+      { reason: "delivery.secret" },
+    );
+  }
+  if (p.right !== rightOfServer(EVENT_SERVER[name])) throw forbidden("insufficient_scope");
+  if (EVENT_SERVER[name] === "anbieter" && p.officeId === null) throw forbidden("access_closed");
+  const args = checkArguments(name, params.arguments);
+  await checkOwnership(deps, p, args);
+  const vetted = await vetWebhookUrl(parsed.url, eventRuntime(deps).policy);
+  if (!vetted.ok) throw badUrl(vetted.reason);
+  return {
+    principal: p,
+    name,
+    arguments: args,
+    url: parsed.url,
+    secret: delivery.secret as string,
+    ttlMs: ttl(params.ttlMs),
+  };
+}
+
+function signedIn(principal: Principal | undefined): Principal {
+  if (!principal) throw forbidden("authentication_required");
+  return principal;
+}
+
+function oauthCaller(principal: Principal | undefined): SubscribeRequest["principal"] {
+  const p = signedIn(principal);
+  if (p.origin.kind !== "oauth") throw forbidden("oauth_connection_required");
+  return p as SubscribeRequest["principal"];
+}
+
+function eventOf(p: Principal, name: unknown): EventName {
+  if (typeof name !== "string") {
+    throw new EventCallError("invalid_params", "name must be a string", { reason: "name" });
+  }
+  if (!isEventName(name) || EVENT_SERVER[name] !== serverOfRight(p.right)) {
+    throw new EventCallError("not_found", `Unknown event on this server: ${name.slice(0, 100)}`, {
+      kind: "event",
+    });
+  }
+  return name;
+}
+
+function objectParam(v: unknown, field: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new EventCallError("invalid_params", `${field} must be an object`, { reason: field });
+  }
+  return v as Record<string, unknown>;
+}
+
+function badUrl(reason: string): EventCallError {
+  return new EventCallError("invalid_params", `delivery.url refused: ${reason}`, {
+    reason: `delivery.url:${reason}`,
+  });
+}
+
+function forbidden(reason: string): EventCallError {
+  return new EventCallError("forbidden", `Not allowed: ${reason}`, { reason });
+}
+
+function notConfigured(): EventCallError {
+  return new EventCallError("not_configured", "Events are not set up on this server", {
+    reason: "events_not_configured",
+  });
+}
+
+function checkArguments(name: EventName, raw: unknown): Record<string, string> {
+  const parsed = EVENT_FILTERS[name].safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new EventCallError(
+      "invalid_params",
+      `arguments do not match the filters of ${name}: ${issue?.path.join(".") || "(root)"} ${
+        issue?.message ?? ""
+      }`,
+      { reason: "arguments" },
+    );
+  }
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
+}
+
+/** Every id in the filter must belong to the caller's office (provider) or the caller (seeker). */
+async function checkOwnership(deps: AppDeps, p: Principal, args: Record<string, string>): Promise<void> {
+  const office = p.officeId;
+  const checks: Array<Promise<boolean>> = [];
+  for (const [key, id] of Object.entries(args)) {
+    if (key === "objekt_id") {
+      checks.push(office ? listingOfOffice(deps.db, office, id) : Promise.resolve(false));
+    } else if (key === "anfrage_id") {
+      checks.push(office ? inquiryOfOffice(deps.db, office, id) : Promise.resolve(false));
+    } else if (key === "inquiry_id") checks.push(inquiryOfSeeker(deps.db, p.userId, id));
+    else if (key === "saved_search_id") checks.push(savedSearchOfSeeker(deps.db, p.userId, id));
+    else checks.push(Promise.resolve(false));
+  }
+  if ((await Promise.all(checks)).some((ok) => !ok)) throw forbidden("arguments_not_in_account");
+}
+
+/** The duration asked for, clamped to 10 minutes … 24 hours (default 24 hours); never an error. */
+export function ttl(raw: unknown): number {
+  if (typeof raw !== "number" || !Number.isFinite(raw)) return MAX_TTL_MS;
+  return Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.round(raw)));
+}
+
+/** Canonical JSON of a filter (sorted keys). */
+export function canonicalArguments(args: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+function identityOf(req: SubscribeRequest): SubscriptionIdentity {
+  return {
+    userId: req.principal.userId,
+    clientId: req.principal.origin.clientId,
+    server: EVENT_SERVER[req.name],
+    name: req.name,
+    argumentsKey: canonicalArguments(req.arguments),
+    url: req.url.href,
+  };
+}
+
+/** Refuses early (before any verification POST) what the write would refuse: switched off, over the limit. */
+async function precheckSlot(deps: AppDeps, req: SubscribeRequest, identity: SubscriptionIdentity, now: Date) {
+  const q = deps.db.kysely;
+  if (await isOptedOut(q, identity.userId, identity.clientId, req.name)) throw forbidden("ended_by_user");
+  const existing = await liveSubscription(q, identity);
+  if (existing && existing.expiresAt > now) return;
+  if (await countLive(q, identity.userId, identity.clientId, now) >= MAX_SUBSCRIPTIONS) throw overLimit();
+}
+
+function overLimit(): EventCallError {
+  return new EventCallError("limit", `At most ${MAX_SUBSCRIPTIONS} subscriptions per person and app`, {
+    limit: "subscriptions",
+    max: MAX_SUBSCRIPTIONS,
+  });
+}
+
+/** Verifies the address unless (person, app, address) was verified within 24 hours (spec §6.1). */
+async function ensureVerified(deps: AppDeps, req: SubscribeRequest, identity: SubscriptionIdentity) {
+  const at = await verifiedAt(deps.db, identity.userId, identity.clientId, identity.url);
+  const now = nowOf(deps);
+  if (at && now.getTime() - at.getTime() < VERIFICATION_VALID_MS) return;
+  const challenge = base64(crypto.getRandomValues(new Uint8Array(24)));
+  const existing = await liveSubscription(deps.db.kysely, identity);
+  const result = await signedPost(
+    deps,
+    { url: identity.url, subscriptionId: existing?.id ?? "", secrets: [req.secret] },
+    controlMessageId("verification"),
+    JSON.stringify({ type: "verification", challenge }),
+  );
+  const reason = verificationFailure(result, challenge);
+  if (reason === "address") throw badUrl("not_public");
+  if (reason) {
+    throw new EventCallError("callback_failed", `Verifying the address failed: ${reason}`, { reason });
+  }
+  await saveVerification(deps.db, identity.userId, identity.clientId, identity.url, now);
+}
+
+/** Why a verification answer fails (spec §6.1), or undefined when it echoed the challenge with a 2xx. */
+export function verificationFailure(
+  result: Awaited<ReturnType<typeof signedPost>>,
+  challenge: string,
+): string | undefined {
+  if (result.kind === "refused") return "address";
+  if (result.kind === "failure") {
+    return result.errorClass === "network" ? "connection_refused" : result.errorClass;
+  }
+  if (result.status < 200 || result.status >= 300) return "challenge_failed";
+  try {
+    const echoed = (JSON.parse(result.body) as { challenge?: unknown }).challenge;
+    return typeof echoed === "string" && timingSafeEqual(echoed, challenge) ? undefined : "challenge_failed";
+  } catch {
+    return "challenge_failed";
+  }
+}
+
+/** Creates or renews the subscription under the person-and-app lock, re-checking switch and limit. */
+async function writeSubscription(
+  deps: AppDeps,
+  req: SubscribeRequest,
+  identity: SubscriptionIdentity,
+): Promise<SubscribeResult> {
+  const box = eventRuntime(deps).box!;
+  const now = nowOf(deps);
+  const expiresAt = new Date(now.getTime() + req.ttlMs);
+  const sealed = await box.seal(req.secret);
+  const id = await deps.db.kysely.transaction().execute(async (tx) => {
+    await lockApp(tx, identity.userId, identity.clientId);
+    if (await isOptedOut(tx, identity.userId, identity.clientId, req.name)) throw forbidden("ended_by_user");
+    const existing = await liveSubscription(tx, identity);
+    if (!existing || existing.expiresAt <= now) {
+      if (await countLive(tx, identity.userId, identity.clientId, now) >= MAX_SUBSCRIPTIONS) {
+        throw overLimit();
+      }
+    }
+    if (existing) {
+      await renewSubscription(tx, existing.id, {
+        ...(await rotation(deps, existing, req.secret, sealed, now)),
+        now,
+        expiresAt,
+      });
+      return existing.id;
+    }
+    const fresh = newSubscriptionId();
+    await insertSubscription(tx, {
+      ...identity,
+      id: fresh,
+      officeId: identity.server === "anbieter" ? req.principal.officeId : null,
+      arguments: req.arguments,
+      secretEnc: sealed,
+      now,
+      expiresAt,
+    });
+    return fresh;
+  });
+  return { id, refreshBefore: expiresAt.toISOString(), cursor: null, truncated: false };
+}
+
+/** Secrets after a renewal: a new secret replaces the old one, which keeps signing for 15 more minutes. */
+async function rotation(
+  deps: AppDeps,
+  existing: SubscriptionRow,
+  secret: string,
+  sealed: string,
+  now: Date,
+): Promise<{ secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null }> {
+  const current = await eventRuntime(deps).box!.open(existing.secretEnc);
+  if (timingSafeEqual(current, secret)) {
+    return {
+      secretEnc: existing.secretEnc,
+      previousSecretEnc: existing.previousSecretEnc,
+      previousSecretUntil: existing.previousSecretUntil,
+    };
+  }
+  return {
+    secretEnc: sealed,
+    previousSecretEnc: existing.secretEnc,
+    previousSecretUntil: new Date(now.getTime() + ROTATION_OVERLAP_MS),
+  };
+}
+
+/** A fresh subscription id: `sub_` + 26 base32 characters (130 random bits). */
+export function newSubscriptionId(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+  const bytes = crypto.getRandomValues(new Uint8Array(26));
+  return `sub_${Array.from(bytes, (b) => alphabet[b & 31]).join("")}`;
+}
+
+/** events/unsubscribe: ends the subscription named by event, filter and address; `{}`. */
+export async function unsubscribe(
+  deps: AppDeps,
+  principal: Principal | undefined,
+  params: Record<string, unknown>,
+): Promise<Record<string, never>> {
+  const p = oauthCaller(principal);
+  const name = eventOf(p, params.name);
+  const delivery = objectParam(params.delivery, "delivery");
+  const parsed = parseWebhookUrl(delivery.url);
+  if (!parsed.ok) throw badUrl(parsed.reason);
+  const args = checkArguments(name, params.arguments);
+  const identity: SubscriptionIdentity = {
+    userId: p.userId,
+    clientId: p.origin.clientId,
+    server: EVENT_SERVER[name],
+    name,
+    argumentsKey: canonicalArguments(args),
+    url: parsed.url.href,
+  };
+  const now = nowOf(deps);
+  const ended = await deps.db.kysely.transaction().execute(async (tx) => {
+    const existing = await liveSubscription(tx, identity);
+    if (!existing) return false;
+    await endSubscriptions(tx, { id: existing.id }, { reason: "unsubscribed", now, terminate: false });
+    await dropOpenDeliveries(tx, existing.id, now);
+    return true;
+  });
+  if (!ended) throw new EventCallError("not_found", "No such subscription", { kind: "subscription" });
+  return {};
+}
+
+/** events/poll and events/stream: not supported (spec §4.4 rule 4). */
+export function unsupportedMode(method: "events/poll" | "events/stream"): never {
+  throw new EventCallError("unsupported", `${method} is not supported; use webhook delivery`, {
+    feature: "deliveryMode",
+    value: method === "events/poll" ? "poll" : "push",
+  });
+}
