@@ -78,8 +78,8 @@ async function main(): Promise<void> {
       }),
   }, (req, info) => app.fetch(req, info));
   const stop = async () => {
-    delivery.stop();
     await server.shutdown();
+    await delivery.stop();
     kv.close();
     await db.close();
     Deno.exit(0);

@@ -303,7 +303,7 @@ async function main() {
         JSON.stringify({ N, M, floorRate, rate, ratio: rate / floorRate, p50, p99 }, null, 2),
       );
     }
-    delivery.stop();
+    await delivery.stop();
   } finally {
     deps.events.client.close();
     kv.close();

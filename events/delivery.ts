@@ -54,7 +54,7 @@ async function limited<T>(job: () => Promise<T>): Promise<T> {
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 
 /** Starts this process's delivery: the KV queue listener and the periodic sweep. Returns a stopper. */
-export function startEventDelivery(deps: AppDeps): { stop(): void } {
+export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
   return listen(deps, {
     drain: () => drain(deps),
     attempt: (d, n) => limited(() => attempt(deps, d, n)),

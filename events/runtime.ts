@@ -109,16 +109,21 @@ export interface QueueHandlers {
 
 /**
  * Starts listening on `deps.kv` and sweeping every `config.eventsSweepMs`; runs one sweep at once (a restart
- * picks up what a killed process left). Returns a stopper that ends the sweep (the listener ends with the KV).
+ * picks up what a killed process left). Returns a stopper that ends the sweep and waits (at most one attempt's
+ * time) for running handlers, so a clean stop records what it sent; the listener itself ends with the KV.
  */
-export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): void } {
+export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): Promise<void> } {
   const runtime = eventRuntime(deps);
   const state = wiring.get(runtime)!;
   state.listening = true;
-  const run = (what: string, job: () => Promise<unknown>) =>
-    job().catch((err) =>
+  const running = new Set<Promise<unknown>>();
+  const run = (what: string, job: () => Promise<unknown>) => {
+    const p = job().catch((err) =>
       deps.log.log("error", "event job failed", { job: what, error: (err as Error).message ?? String(err) })
     );
+    running.add(p);
+    return p.finally(() => running.delete(p));
+  };
   deps.kv.listenQueue(async (value: unknown) => {
     if (!isEventQueueMessage(value)) return;
     if (value.t === "drain") {
@@ -136,10 +141,16 @@ export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): void }
   };
   void tick();
   return {
-    stop() {
+    async stop() {
       stopped = true;
       state.listening = false;
       if (timer !== undefined) clearTimeout(timer);
+      let limit: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((r) => (limit = setTimeout(r, ATTEMPT_TIMEOUT_MS + 1_000))),
+      ]);
+      clearTimeout(limit);
     },
   };
 }

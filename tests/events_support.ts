@@ -52,13 +52,13 @@ export async function eventsWorld(opts: EventsWorldOptions = {}): Promise<Events
     EVENTS_SWEEP_MS: "1000",
     ...opts.env,
   });
-  const delivery = opts.deliver === false ? { stop() {} } : startEventDelivery(w.t.deps);
+  const delivery = opts.deliver === false ? { stop: () => Promise.resolve() } : startEventDelivery(w.t.deps);
   return {
     ...w,
     receivers,
     secrets,
     async close() {
-      delivery.stop();
+      await delivery.stop();
       w.t.deps.events?.client.close();
       for (const r of receivers) await r.close();
       await w.close();

@@ -1,0 +1,127 @@
+/**
+ * Operator view of webhook delivery attempts:
+ *
+ *   deno task events:log --subscription sub_… [--limit 100] [--json]
+ *   deno task events:log --event evt_… [--limit 100] [--json]
+ *
+ * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
+ * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
+ */
+import { parseArgs } from "node:util";
+import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
+import { migrate } from "../db/migrate.ts";
+import { openConfiguredDb } from "./open.ts";
+
+/** What to show. */
+export interface LogQuery {
+  of: { subscriptionId: string } | { outboxId: string };
+  limit: number;
+  json: boolean;
+}
+
+/** A usage error (exit code 2). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+const USAGE = "usage: deno task events:log (--subscription sub_… | --event evt_…) [--limit N] [--json]";
+const SUBSCRIPTION_ID = /^sub_[a-z2-7]{26}$/;
+const EVENT_ID = /^evt_([0-9a-f]{32})$/i;
+
+/** The outbox uuid of event id `evt_<32 hex>`, or undefined when malformed. */
+export function outboxIdOf(eventId: string): string | undefined {
+  const m = EVENT_ID.exec(eventId);
+  if (!m) return undefined;
+  const h = m[1]!.toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Parses the command line; throws {@linkcode UsageError} for anything wrong. */
+export function parseLogArgs(args: string[]): LogQuery {
+  let values: { subscription?: string; event?: string; limit?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        subscription: { type: "string" },
+        event: { type: "string" },
+        limit: { type: "string" },
+        json: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const limit = values.limit === undefined ? 100 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new UsageError("--limit must be an integer from 1 to 10000");
+  }
+  const json = values.json ?? false;
+  if (values.subscription !== undefined && values.event !== undefined) {
+    throw new UsageError(`give either --subscription or --event, not both\n${USAGE}`);
+  }
+  if (values.subscription !== undefined) {
+    if (!SUBSCRIPTION_ID.test(values.subscription)) {
+      throw new UsageError(
+        `--subscription: not a subscription id (sub_ followed by 26 characters a-z, 2-7): ${values.subscription}`,
+      );
+    }
+    return { of: { subscriptionId: values.subscription }, limit, json };
+  }
+  if (values.event !== undefined) {
+    const outboxId = outboxIdOf(values.event);
+    if (!outboxId) {
+      throw new UsageError(`--event: not an event id (evt_ followed by 32 hex digits): ${values.event}`);
+    }
+    return { of: { outboxId }, limit, json };
+  }
+  throw new UsageError(`--subscription or --event is required\n${USAGE}`);
+}
+
+/** One attempt as a line for people. */
+export function formatAttempt(l: AttemptLogLine): string {
+  const result = l.status !== null ? String(l.status) : l.errorClass ?? "-";
+  return [
+    l.startedAt.toISOString(),
+    l.eventId,
+    l.name.padEnd(18),
+    l.subscriptionId,
+    `#${l.attempt}`,
+    result.padEnd(24),
+    `${String(l.durationMs).padStart(6)} ms`,
+    l.outcome,
+  ].join("  ");
+}
+
+/** Runs the task with `args`; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  let q: LogQuery;
+  try {
+    q = parseLogArgs(args);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(err.message);
+    return 2;
+  }
+  const db = await openConfiguredDb();
+  try {
+    if (db.kind === "pglite") await migrate(db);
+    const lines = await attemptLog(db, q.of, q.limit);
+    if (q.json) console.log(JSON.stringify(lines, null, 2));
+    else if (lines.length === 0) {
+      const what = "subscriptionId" in q.of
+        ? `subscription ${q.of.subscriptionId}`
+        : `event evt_${q.of.outboxId.replaceAll("-", "")}`;
+      console.log(`no delivery attempts for ${what}`);
+    } else for (const l of lines) console.log(formatAttempt(l));
+  } finally {
+    await db.close();
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args.slice(Deno.args[0] === "events:log" ? 1 : 0)));
+}
