@@ -1,10 +1,9 @@
 /** Searching and reading the public catalogue: the rules shared by REST, MCP and pages. */
+import { isUuid } from "../ids.ts";
 import type { Db } from "../db/connection.ts";
 import { findPublishedListing, searchPublishedListings } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import type { Listing, ListingFilter, Page } from "./listing.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Checks the rules between filters that a single field cannot express; throws `invalid_request`. */
 export function checkFilter(f: ListingFilter): void {
@@ -26,7 +25,7 @@ export async function searchListings(db: Db, f: ListingFilter): Promise<Page> {
 
 /** The published listing `id`; an unknown, unpublished or malformed id throws `not_found`. */
 export async function getPublicListing(db: Db, id: string): Promise<Listing> {
-  if (!UUID.test(id)) throw new AppError("not_found");
+  if (!isUuid(id)) throw new AppError("not_found");
   const listing = await findPublishedListing(db, id.toLowerCase());
   if (!listing) throw new AppError("not_found");
   return listing;

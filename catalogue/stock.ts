@@ -3,6 +3,7 @@
  * spec 2.1, the internal reference and description, and the provider contact. Only published listings reach the
  * public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
  */
+import { isUuid } from "../ids.ts";
 import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import {
@@ -34,8 +35,6 @@ export const PRICE_MAX = 100_000_000_000;
 export const ROOMS_MAX = 10_000;
 /** Largest area accepted, in m². */
 export const SQM_MAX = 1_000_000_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A text of at most `max` characters, trimmed, not empty and without NUL characters (Postgres refuses those). */
 function text(max: number) {
@@ -155,7 +154,7 @@ export async function listStock(db: Db, officeId: string, q: StockQuery): Promis
 
 /** The office's listing `id`; a malformed id, an unknown one and another office's all throw `not_found`. */
 export async function getStock(db: Db, officeId: string, id: string): Promise<StockListing> {
-  const row = UUID.test(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
+  const row = isUuid(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
   if (!row) throw new AppError("not_found");
   return stockView(row);
 }
@@ -247,7 +246,7 @@ async function lockedListing(
   id: string,
   change: (tx: Parameters<typeof findStockRow>[0], row: StockRow) => Promise<StockRow>,
 ): Promise<StockListing> {
-  if (!UUID.test(id)) throw new AppError("not_found");
+  if (!isUuid(id)) throw new AppError("not_found");
   const row = await db.kysely.transaction().execute(async (tx) => {
     const found = await findStockRow(tx, officeId, id.toLowerCase(), true);
     if (!found) throw new AppError("not_found");

@@ -1,4 +1,5 @@
 /** SQL of offices (the providers' organisations). */
+import { isUuid } from "../ids.ts";
 import type { Db } from "./connection.ts";
 
 /** The id of the office named `name`, created when no office has that name. */
@@ -33,7 +34,7 @@ export async function listOffices(db: Db): Promise<Array<{ id: string; name: str
 
 /** The office with id or exact name `ref`, or undefined. */
 export async function findOffice(db: Db, ref: string): Promise<{ id: string; name: string } | undefined> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
+  const byId = isUuid(ref);
   return await db.kysely.selectFrom("offices").select(["id", "name"])
-    .where(isUuid ? "id" : "name", "=", ref).orderBy("created_at").limit(1).executeTakeFirst();
+    .where(byId ? "id" : "name", "=", ref).orderBy("created_at").limit(1).executeTakeFirst();
 }

@@ -2,6 +2,7 @@
  * SQL of event subscriptions (spec §2.5, §4.4, §6): subscriptions, address verifications, switched-off events,
  * and the ownership checks of subscription filters.
  */
+import { isUuid } from "../ids.ts";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
@@ -239,11 +240,9 @@ export async function deleteOptOut(db: Db, userId: string, clientId: string, nam
     .where("user_id", "=", userId).where("client_id", "=", clientId).where("name", "=", name).execute();
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Whether listing `id` belongs to office `officeId` (any status). */
 export async function listingOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("listings").select("id")
     .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
   return r !== undefined;
@@ -251,7 +250,7 @@ export async function listingOfOffice(db: Db, officeId: string, id: string): Pro
 
 /** Whether enquiry `id` belongs to office `officeId`. */
 export async function inquiryOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("inquiries").select("id")
     .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
   return r !== undefined;
@@ -259,7 +258,7 @@ export async function inquiryOfOffice(db: Db, officeId: string, id: string): Pro
 
 /** Whether enquiry `id` was sent by the seeker `userId`. */
 export async function inquiryOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("inquiries").select("id")
     .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
   return r !== undefined;
@@ -267,7 +266,7 @@ export async function inquiryOfSeeker(db: Db, userId: string, id: string): Promi
 
 /** Whether saved search `id` belongs to the seeker `userId`. */
 export async function savedSearchOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("saved_searches").select("id")
     .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
   return r !== undefined;

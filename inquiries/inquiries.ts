@@ -20,6 +20,7 @@
  *   seeker) only when the enquiry has a seeker account. `satz` never carries message text, names or e-mails.
  * - Ids: a malformed id, an unknown id and an id outside the caller's scope all answer `not_found`.
  */
+import { idOrNotFound } from "../ids.ts";
 import {
   accountContact,
   countInquiriesIn,
@@ -59,7 +60,6 @@ export const PHONE_MAX = 50;
 /** Longest e-mail address in characters. */
 export const EMAIL_MAX = 320;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Who sends an enquiry: a seeker account (with its name and e-mail) or a person known only by their details. */
@@ -112,12 +112,6 @@ export interface InquiryThread extends InquirySummary {
 export interface Paging {
   page: number;
   page_size: number;
-}
-
-/** A lower-case UUID, or `not_found` for anything else (so malformed and unknown ids answer the same). */
-function idOrNotFound(id: string): string {
-  if (!UUID.test(id)) throw new AppError("not_found");
-  return id.toLowerCase();
 }
 
 /** The message body trimmed; `invalid_request` when empty or longer than {@linkcode MESSAGE_MAX}. */

@@ -13,9 +13,6 @@ export interface PageCtx {
   secure: boolean;
 }
 
-/** A lower-case or upper-case UUID. */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The language of the request. */
 export function langOfRequest(c: C): Lang {
   return langOf(c.req.header("accept-language"));

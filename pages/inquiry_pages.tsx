@@ -2,6 +2,7 @@
  * The signed-in seeker's enquiry pages (server-rendered, no JavaScript): the list of their enquiries with paging,
  * one thread, and the form to write again. Another person's enquiry answers exactly like an unknown one (404).
  */
+import { isUuid } from "../ids.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { LOGIN_PAGE } from "../auth/better_auth.ts";
@@ -19,7 +20,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
-import { langOfRequest, type PageCtx, readForm, UUID_RE, when } from "./common.ts";
+import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
 import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
 
 type C = Context<AppEnv>;
@@ -111,7 +112,7 @@ interface ThreadState {
 
 /** The seeker's own enquiry `id`, or undefined for a malformed, unknown or foreign id. */
 async function ownInquiry(ctx: PageCtx, person: Person, id: string): Promise<InquiryThread | undefined> {
-  if (!UUID_RE.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   try {
     return await getSeekerInquiry(ctx.deps, person.userId, id.toLowerCase());
   } catch (e) {

@@ -3,6 +3,7 @@
  * cron) stores the listings published since the search's last run that match its filters and writes one
  * `matches.new` event per search that found any. Used by the MCP tools of the seeker server and by pages.
  */
+import { isUuid } from "../ids.ts";
 import { z } from "zod";
 import type { Listing } from "../catalogue/listing.ts";
 import { checkFilter } from "../catalogue/search.ts";
@@ -34,8 +35,6 @@ export const SAVED_SEARCH_NAME_MAX = 200;
  * next run finds it in this overlap. Listings found before are not counted twice (one match row per listing).
  */
 export const RUN_OVERLAP_MS = 10 * 60_000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The optional name of a saved search: trimmed, at most 200 characters, no control characters. */
 export const savedSearchNameSchema = z.string().trim().max(SAVED_SEARCH_NAME_MAX)
@@ -131,7 +130,7 @@ export async function getSavedSearch(
   seekerId: string,
   id: string,
 ): Promise<SavedSearch> {
-  const row = UUID.test(id) ? await findSavedSearchOf(deps.db, seekerId, id.toLowerCase()) : undefined;
+  const row = isUuid(id) ? await findSavedSearchOf(deps.db, seekerId, id.toLowerCase()) : undefined;
   if (!row) throw new AppError("not_found");
   return toSavedSearch(row);
 }
@@ -162,7 +161,7 @@ export async function deleteSavedSearch(
   seekerId: string,
   id: string,
 ): Promise<void> {
-  const deleted = UUID.test(id) ? await deleteSavedSearchOf(deps.db, seekerId, id.toLowerCase()) : false;
+  const deleted = isUuid(id) ? await deleteSavedSearchOf(deps.db, seekerId, id.toLowerCase()) : false;
   if (!deleted) throw new AppError("not_found");
 }
 

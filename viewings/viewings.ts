@@ -6,6 +6,7 @@
  * Access: a provider reaches only its office's listings and slots, a seeker only their own enquiries and slots
  * of published listings; anything else (including malformed ids) is `not_found`, exactly like an unknown id.
  */
+import { idOrNotFound } from "../ids.ts";
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../catalogue/listing.ts";
 import type { Kysely } from "kysely";
 import { officeOf, type Principal } from "../auth/principal.ts";
@@ -22,8 +23,6 @@ export const MAX_SLOTS_PER_CALL = 50;
 export const MAX_SLOT_MS = 12 * 3_600_000;
 /** The fewest and most places of a slot. */
 export const PLACES = { min: 1, max: 500 } as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the domain needs from the app. */
 export type ViewingDeps = Pick<AppDeps, "db" | "clock">;
@@ -115,11 +114,6 @@ export interface SlotChangeResult {
   bookings_affected: number;
 }
 
-function ensureId(id: string): string {
-  if (!UUID.test(id)) throw new AppError("not_found");
-  return id.toLowerCase();
-}
-
 function seekerOf(principal: Principal): string {
   if (principal.right !== "suchen") throw new AppError("not_found");
   return principal.userId;
@@ -196,7 +190,7 @@ export async function createViewingSlots(
   slots: SlotInput[],
 ): Promise<{ listing_id: string; items: ProviderSlot[] }> {
   const officeId = officeOf(principal);
-  const id = ensureId(listingId);
+  const id = idOrNotFound(listingId);
   const now = nowOf(deps);
   const status = await sqlv.officeListingStatus(deps.db.kysely, id, officeId);
   if (status === undefined) throw new AppError("not_found");
@@ -220,7 +214,7 @@ export async function listSeekerSlots(
   args: { listing_id: string } & Paging,
 ): Promise<PageOf<SeekerSlot>> {
   const seekerId = seekerOf(principal);
-  const id = ensureId(args.listing_id);
+  const id = idOrNotFound(args.listing_id);
   const p = paging(args);
   if (!await sqlv.isPublishedListing(deps.db.kysely, id)) throw new AppError("not_found");
   const { items, total } = await sqlv.openSlotsOfListing(deps.db, {
@@ -294,8 +288,8 @@ export async function bookViewing(
   slotId: string,
 ): Promise<BookingResult> {
   const seekerId = seekerOf(principal);
-  const iid = ensureId(inquiryId);
-  const sid = ensureId(slotId);
+  const iid = idOrNotFound(inquiryId);
+  const sid = idOrNotFound(slotId);
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
@@ -339,7 +333,7 @@ export async function cancelViewing(
   inquiryId: string,
 ): Promise<CancelResult> {
   const seekerId = seekerOf(principal);
-  const iid = ensureId(inquiryId);
+  const iid = idOrNotFound(inquiryId);
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const inquiry = await sqlv.lockSeekerInquiry(tx, iid, seekerId);
@@ -380,7 +374,7 @@ export async function listOfficeViewings(
   args: { listing_id?: string | undefined; from?: string | undefined; to?: string | undefined } & Paging,
 ): Promise<PageOf<ProviderSlot>> {
   const officeId = officeOf(principal);
-  const listingId = args.listing_id === undefined ? undefined : ensureId(args.listing_id);
+  const listingId = args.listing_id === undefined ? undefined : idOrNotFound(args.listing_id);
   if (listingId !== undefined && !await sqlv.officeListingStatus(deps.db.kysely, listingId, officeId)) {
     throw new AppError("not_found");
   }
@@ -438,7 +432,7 @@ export async function moveViewingSlot(
   times: SlotTimes,
 ): Promise<SlotChangeResult> {
   const officeId = officeOf(principal);
-  const sid = ensureId(slotId);
+  const sid = idOrNotFound(slotId);
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
@@ -469,7 +463,7 @@ export async function cancelViewingSlot(
   slotId: string,
 ): Promise<SlotChangeResult> {
   const officeId = officeOf(principal);
-  const sid = ensureId(slotId);
+  const sid = idOrNotFound(slotId);
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
