@@ -16,6 +16,8 @@
  * BENCH_DATABASE_URL (use this server; else a throwaway cluster, or PGlite with BENCH_DB=pglite),
  * BENCH_JSON (write the figures to this file).
  */
+import { percentile } from "./direct_driver.ts";
+import { eventIdOf } from "../db/outbox.ts";
 import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
@@ -45,10 +47,6 @@ type Arrivals = Map<string, number>;
 
 function say(line: string) {
   console.log(line);
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
 async function startReceiver(arrivals: Arrivals) {
@@ -199,7 +197,7 @@ async function trigger(deps: AppDeps, officeId: string): Promise<{ id: string; a
       origin: null,
       at: new Date(),
     }));
-  return { id: `evt_${outboxId.replaceAll("-", "")}`, at };
+  return { id: eventIdOf(outboxId), at };
 }
 
 async function main() {
@@ -285,9 +283,10 @@ async function main() {
       const t = triggers.find((x) => key.startsWith(x.id + " "));
       if (t) lat.push(at - t.at);
     }
-    lat.sort((a, b) => a - b);
-    const p50 = percentile(lat, 0.5);
-    const p99 = percentile(lat, 0.99);
+    lat.sort((a, b) => a - b); // percentile() expects sorted values
+    const sorted = Float64Array.from(lat);
+    const p50 = percentile(sorted, 0.5);
+    const p99 = percentile(sorted, 0.99);
     say(
       `latency at ${(eventsPerSecond * M).toFixed(0)} deliveries/s (${
         eventsPerSecond.toFixed(0)

@@ -2,6 +2,7 @@
  * SQL of event delivery (DESIGN §5): draining the outbox into deliveries, claiming an attempt, the access checks
  * before it, recording its outcome, the sweep, owed termination messages and the attempt log.
  */
+import { eventIdOf } from "./outbox.ts";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
@@ -106,7 +107,7 @@ export async function claimAttempt(
   return {
     deliveryId: row.delivery_id as string,
     attempt,
-    eventId: `evt_${(row.outbox_id as string).replaceAll("-", "")}`,
+    eventId: eventIdOf(row.outbox_id as string),
     eventName: row.event_name as string,
     eventData: (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
     eventAt: new Date(row.event_at as string),
@@ -253,7 +254,7 @@ export async function attemptLog(
       join event_outbox o on o.id = d.outbox_id
     where ${filter} order by a.started_at, a.id limit ${limit}`.execute(db.kysely);
   return r.rows.map((x) => ({
-    eventId: `evt_${(x.outbox_id as string).replaceAll("-", "")}`,
+    eventId: eventIdOf(x.outbox_id as string),
     name: x.name as string,
     subscriptionId: x.subscription_id as string,
     attempt: Number(x.attempt),

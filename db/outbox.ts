@@ -60,3 +60,18 @@ export async function listOutbox(
     dispatchedAt: r.dispatched_at ? new Date(r.dispatched_at) : null,
   }));
 }
+
+const EVENT_ID = /^evt_([0-9a-f]{32})$/i;
+
+/** The event id (`webhook-id`, `eventId`) of outbox row `outboxId`: `evt_` + the uuid without dashes. */
+export function eventIdOf(outboxId: string): string {
+  return `evt_${outboxId.replaceAll("-", "")}`;
+}
+
+/** The outbox uuid of event id `evt_<32 hex>`, or undefined when malformed. */
+export function outboxIdOf(eventId: string): string | undefined {
+  const m = EVENT_ID.exec(eventId);
+  if (!m) return undefined;
+  const h = m[1]!.toLowerCase();
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

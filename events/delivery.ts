@@ -4,6 +4,7 @@
  * sign, POST through the SSRF-safe client, classify, log, and schedule the next attempt. Also the sweep that
  * re-drives anything a crash or a lost message left behind, and the owed `terminated` control messages.
  */
+import { rightOfRole } from "../auth/principal.ts";
 import {
   type AttemptOutcome,
   claimAttempt,
@@ -101,7 +102,7 @@ export function holdOf(c: ClaimedAttempt, now: Date): Hold | undefined {
   if (c.expiresAt <= now) return { drop: "subscription_expired" };
   if (c.consentScopes === null) return { revoke: "access_closed" };
   const right = rightOfServer(c.server);
-  const roleRight = c.role === "provider" ? "lesen" : c.role === "seeker" ? "suchen" : null;
+  const roleRight = c.role === "provider" || c.role === "seeker" ? rightOfRole(c.role) : null;
   if (roleRight !== right || !c.consentScopes.includes(right)) return { revoke: "insufficient_scope" };
   if (c.server === "anbieter" && c.memberOffice !== c.officeId) return { revoke: "access_closed" };
   if (c.optedOut) return { revoke: "ended_by_user" };

@@ -65,7 +65,21 @@ export function createEventRuntime(deps: Pick<AppDeps, "config" | "kv" | "log">)
     kickTerminations() {
       void runtime.enqueue({ t: "terminate" });
     },
-    enqueueAll: () => Promise.resolve(),
+    async enqueueAll(msgs) {
+      if (!state.listening) return;
+      for (let i = 0; i < msgs.length; i += ENQUEUE_BATCH) {
+        const op = deps.kv.atomic();
+        for (const m of msgs.slice(i, i + ENQUEUE_BATCH)) op.enqueue(m);
+        try {
+          await op.commit();
+        } catch (err) {
+          deps.log.log("warn", "event queue enqueue failed", {
+            error: (err as Error).message,
+            n: msgs.length,
+          });
+        }
+      }
+    },
     async enqueue(msg, delayMs = 0) {
       if (!state.listening) return;
       try {
@@ -75,18 +89,6 @@ export function createEventRuntime(deps: Pick<AppDeps, "config" | "kv" | "log">)
         deps.log.log("warn", "event queue enqueue failed", { error: (err as Error).message, t: msg.t });
       }
     },
-  };
-  runtime.enqueueAll = async (msgs) => {
-    if (!state.listening) return;
-    for (let i = 0; i < msgs.length; i += ENQUEUE_BATCH) {
-      const op = deps.kv.atomic();
-      for (const m of msgs.slice(i, i + ENQUEUE_BATCH)) op.enqueue(m);
-      try {
-        await op.commit();
-      } catch (err) {
-        deps.log.log("warn", "event queue enqueue failed", { error: (err as Error).message, n: msgs.length });
-      }
-    }
   };
   wiring.set(runtime, state);
   return runtime;

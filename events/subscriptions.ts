@@ -38,7 +38,6 @@ import {
   type EventServer,
   eventsOf,
   isEventName,
-  rightOfServer,
 } from "./catalogue.ts";
 import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
 import { eventRuntime } from "./runtime.ts";
@@ -119,8 +118,8 @@ export async function subscribe(
   const req = await checkSubscribe(deps, principal, params);
   const identity = identityOf(req);
   const now = nowOf(deps);
-  await precheckSlot(deps, req, identity, now);
-  await ensureVerified(deps, req, identity);
+  const existing = await precheckSlot(deps, req, identity, now);
+  await ensureVerified(deps, req, identity, existing?.id);
   return await writeSubscription(deps, req, identity);
 }
 
@@ -149,7 +148,6 @@ async function checkSubscribe(
       { reason: "delivery.secret" },
     );
   }
-  if (p.right !== rightOfServer(EVENT_SERVER[name])) throw forbidden("insufficient_scope");
   if (EVENT_SERVER[name] === "anbieter" && p.officeId === null) throw forbidden("access_closed");
   const args = checkArguments(name, params.arguments);
   await checkOwnership(deps, p, args);
@@ -267,13 +265,22 @@ function identityOf(req: SubscribeRequest): SubscriptionIdentity {
   };
 }
 
-/** Refuses early (before any verification POST) what the write would refuse: switched off, over the limit. */
-async function precheckSlot(deps: AppDeps, req: SubscribeRequest, identity: SubscriptionIdentity, now: Date) {
+/**
+ * Refuses early (before any verification POST) what the write would refuse: switched off, over the limit.
+ * Returns the live subscription of the identity, if any.
+ */
+async function precheckSlot(
+  deps: AppDeps,
+  req: SubscribeRequest,
+  identity: SubscriptionIdentity,
+  now: Date,
+): Promise<SubscriptionRow | undefined> {
   const q = deps.db.kysely;
   if (await isOptedOut(q, identity.userId, identity.clientId, req.name)) throw forbidden("ended_by_user");
   const existing = await liveSubscription(q, identity);
-  if (existing && existing.expiresAt > now) return;
+  if (existing && existing.expiresAt > now) return existing;
   if (await countLive(q, identity.userId, identity.clientId, now) >= MAX_SUBSCRIPTIONS) throw overLimit();
+  return existing;
 }
 
 function overLimit(): EventCallError {
@@ -284,15 +291,19 @@ function overLimit(): EventCallError {
 }
 
 /** Verifies the address unless (person, app, address) was verified within 24 hours (spec §6.1). */
-async function ensureVerified(deps: AppDeps, req: SubscribeRequest, identity: SubscriptionIdentity) {
+async function ensureVerified(
+  deps: AppDeps,
+  req: SubscribeRequest,
+  identity: SubscriptionIdentity,
+  subscriptionId: string | undefined,
+) {
   const at = await verifiedAt(deps.db, identity.userId, identity.clientId, identity.url);
   const now = nowOf(deps);
   if (at && now.getTime() - at.getTime() < VERIFICATION_VALID_MS) return;
   const challenge = base64(crypto.getRandomValues(new Uint8Array(24)));
-  const existing = await liveSubscription(deps.db.kysely, identity);
   const result = await signedPost(
     deps,
-    { url: identity.url, subscriptionId: existing?.id ?? "", secrets: [req.secret] },
+    { url: identity.url, subscriptionId: subscriptionId ?? "", secrets: [req.secret] },
     controlMessageId("verification"),
     JSON.stringify({ type: "verification", challenge }),
   );

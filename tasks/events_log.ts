@@ -7,6 +7,7 @@
  * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
  * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
  */
+import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { parseArgs } from "node:util";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
 import { migrate } from "../db/migrate.ts";
@@ -26,15 +27,6 @@ export class UsageError extends Error {
 
 const USAGE = "usage: deno task events:log (--subscription sub_… | --event evt_…) [--limit N] [--json]";
 const SUBSCRIPTION_ID = /^sub_[a-z2-7]{26}$/;
-const EVENT_ID = /^evt_([0-9a-f]{32})$/i;
-
-/** The outbox uuid of event id `evt_<32 hex>`, or undefined when malformed. */
-export function outboxIdOf(eventId: string): string | undefined {
-  const m = EVENT_ID.exec(eventId);
-  if (!m) return undefined;
-  const h = m[1]!.toLowerCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /** Parses the command line; throws {@linkcode UsageError} for anything wrong. */
 export function parseLogArgs(args: string[]): LogQuery {
@@ -113,7 +105,7 @@ export async function main(args: string[]): Promise<number> {
     else if (lines.length === 0) {
       const what = "subscriptionId" in q.of
         ? `subscription ${q.of.subscriptionId}`
-        : `event evt_${q.of.outboxId.replaceAll("-", "")}`;
+        : `event ${eventIdOf(q.of.outboxId)}`;
       console.log(`no delivery attempts for ${what}`);
     } else for (const l of lines) console.log(formatAttempt(l));
   } finally {

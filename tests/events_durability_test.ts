@@ -8,13 +8,13 @@
  * (A) and once while attempts hang at the receiver (B), then started again; each (event, subscription) pair must
  * arrive, signed, with webhook-id `evt_` + the outbox uuid. Duplicates are allowed (at least once) and printed.
  */
+import { eventIdOf } from "../db/outbox.ts";
 import assert from "node:assert/strict";
 import { newSecret, until } from "./events_support.ts";
 import {
   addSubscription,
   caFile,
   deliveryEnv,
-  eventIdOf,
   type EventPeople,
   preparePeople,
   recordInquiries,

@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
 import { startEventDelivery } from "../events/delivery.ts";
-import { formatAttempt, outboxIdOf } from "../tasks/events_log.ts";
+import { formatAttempt } from "../tasks/events_log.ts";
+import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { newSecret, until } from "./events_support.ts";
 import { testApp } from "./helpers.ts";
 import {
   addSubscription,
   caFile,
   deliveryEnv,
-  eventIdOf,
   freePort,
   preparePeople,
   recordInquiries,

@@ -268,11 +268,6 @@ export async function recordInquiries(db: Db, p: EventPeople, n: number): Promis
   });
 }
 
-/** The webhook-id of outbox row `outboxId`. */
-export function eventIdOf(outboxId: string): string {
-  return `evt_${outboxId.replaceAll("-", "")}`;
-}
-
 /** The environment of a service child that delivers to loopback receivers on `ports`. */
 export function deliveryEnv(ports: number[], caPath: string): Record<string, string> {
   return {
