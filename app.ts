@@ -17,6 +17,8 @@ import { BASELINE_PATH, valuationRoutes } from "./routes/valuation.ts";
 import { createAuth } from "./auth/better_auth.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
+import { socialRoutes } from "./routes/social.ts";
+import { intakeRoutes } from "./routes/intake.ts";
 
 /** Version of the REST description (spec §9). */
 export const API_VERSION = "2026.09";
@@ -40,6 +42,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/", valuationRoutes(deps));
   app.route("/", healthRoutes(deps));
   app.route("/", mcpRoutes(deps));
+  app.route("/", socialRoutes(deps));
+  app.route("/", intakeRoutes(deps));
   const auth = deps.auth ?? createAuth(deps);
   app.route("/", oauthRoutes(deps, auth));
   app.route("/", pageRoutes(deps, auth));

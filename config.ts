@@ -51,6 +51,14 @@ const schema = z.object({
   )
     .optional(),
   EVENTS_SWEEP_MS: z.coerce.number().int().min(200).max(3_600_000).default(15_000),
+  SOCIAL_APP_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  SOCIAL_VERIFY_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  INTAKE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  INTAKE_MAIL_DOMAIN: z.string().regex(
+    /^[a-z0-9.-]+\.[a-z]{2,}$/i,
+    "must be a domain like anfragen.example.org",
+  )
+    .optional(),
   DENO_DEPLOYMENT_ID: z.string().optional(),
 });
 
@@ -93,6 +101,14 @@ export interface Config {
   retryDelaysMs: readonly number[];
   /** Interval of the sweep that re-drives missed outbox rows, deliveries and termination messages, in ms. */
   eventsSweepMs: number;
+  /** App secret of the social network app (Meta): key of the `X-Hub-Signature-256` HMAC; unset: endpoint off. */
+  socialAppSecret: string | undefined;
+  /** The token the social network echoes in its subscription check (`hub.verify_token`); unset: endpoint off. */
+  socialVerifyToken: string | undefined;
+  /** Shared secret the mail gateway and portals send with inbound enquiries; unset: intake endpoints off. */
+  intakeSecret: string | undefined;
+  /** Domain of the per-listing and per-office enquiry addresses; default the host of BASE_URL. */
+  intakeMailDomain: string;
 }
 
 /** Thrown when the environment holds an invalid value; the message names every offending variable. */
@@ -133,6 +149,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ? v.EVENTS_RETRY_DELAYS_MS.split(",").map(Number)
       : DEFAULT_RETRY_DELAYS_MS,
     eventsSweepMs: v.EVENTS_SWEEP_MS,
+    socialAppSecret: v.SOCIAL_APP_SECRET,
+    socialVerifyToken: v.SOCIAL_VERIFY_TOKEN,
+    intakeSecret: v.INTAKE_SECRET,
+    intakeMailDomain: (v.INTAKE_MAIL_DOMAIN ?? new URL(baseUrl).hostname).toLowerCase(),
   };
 }
 

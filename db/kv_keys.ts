@@ -25,13 +25,16 @@ export type EventQueueMessage =
   | { t: "drain" }
   | { t: "attempt"; d: string; n: number }
   | { t: "first"; ds: string[] }
-  | { t: "terminate" };
+  | { t: "terminate" }
+  /** Read an uploaded document (documents/processing.ts). */
+  | { t: "document"; id: string };
 
 /** Whether `v` (a dequeued value) is an {@linkcode EventQueueMessage}. */
 export function isEventQueueMessage(v: unknown): v is EventQueueMessage {
   if (typeof v !== "object" || v === null) return false;
   const m = v as Record<string, unknown>;
   if (m.t === "drain" || m.t === "terminate") return true;
+  if (m.t === "document") return typeof m.id === "string";
   if (m.t === "first") return Array.isArray(m.ds) && m.ds.every((d) => typeof d === "string");
   return m.t === "attempt" && typeof m.d === "string" && typeof m.n === "number";
 }

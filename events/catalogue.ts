@@ -12,6 +12,15 @@ import type { Right } from "../auth/principal.ts";
 export type EventServer = "anbieter" | "suche";
 
 const id = z.string();
+
+/** `vorschlag_art` of a proposal of the service's agent. */
+export const PROPOSAL_KINDS = ["reply", "rejection", "property_change"] as const;
+/** `sorte` of a document on a listing. */
+export const FILE_SORTS = ["brochure", "energy_certificate", "other"] as const;
+/** `art` of a social inbox entry. */
+export const SOCIAL_KINDS = ["comment", "message"] as const;
+/** `netz` of a social inbox entry. */
+export const SOCIAL_NETWORKS = ["facebook", "instagram"] as const;
 const satz = z.string().min(1).max(300).describe("One short German sentence; never message content.");
 const iso = z.string().describe("ISO 8601 timestamp (UTC).");
 
@@ -33,11 +42,35 @@ export const EVENT_DATA = {
     satz,
   }),
   "viewing.cancelled": z.strictObject({ termin_id: id, anfrage_id: id, objekt_id: id, beginn: iso, satz }),
+  "proposal.pending": z.strictObject({
+    vorschlag_id: id,
+    vorschlag_art: z.enum(PROPOSAL_KINDS),
+    geht_hinaus: z.boolean().describe("Whether approving sends something to the enquirer."),
+    anfrage_id: id.nullable().describe("The enquiry it answers; null for a property change."),
+    objekt_id: id,
+    satz,
+  }),
+  "file.processed": z.strictObject({
+    objekt_id: id,
+    datei_id: id,
+    sorte: z.enum(FILE_SORTS),
+    angaben: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe(
+      "The values read from the document (empty when it could not be read; then fehler names the reason).",
+    ),
+    satz,
+  }),
   "viewing.upcoming": z.strictObject({
     termin_id: id,
     objekt_id: id,
     beginn: iso,
     fenster: z.enum(["24h", "1h"]),
+    satz,
+  }),
+  "social.received": z.strictObject({
+    eingang_id: id,
+    art: z.enum(SOCIAL_KINDS),
+    netz: z.enum(SOCIAL_NETWORKS),
+    objekt_id: id.nullable().describe("The listing it names by link or reference; null when none."),
     satz,
   }),
   "matches.new": z.strictObject({ saved_search_id: id, count: z.number().int().min(1), satz }),
@@ -63,7 +96,10 @@ export const EVENT_SERVER: Record<EventName, EventServer> = {
   "message.received": "anbieter",
   "viewing.booked": "anbieter",
   "viewing.cancelled": "anbieter",
+  "proposal.pending": "anbieter",
+  "file.processed": "anbieter",
   "viewing.upcoming": "anbieter",
+  "social.received": "anbieter",
   "matches.new": "suche",
   "reply.received": "suche",
   "viewing.changed": "suche",
@@ -80,7 +116,10 @@ export const EVENT_FILTERS: Record<EventName, z.ZodObject> = {
   "message.received": z.strictObject({ objekt_id: filterId.optional(), anfrage_id: filterId.optional() }),
   "viewing.booked": z.strictObject({ objekt_id: filterId.optional() }),
   "viewing.cancelled": z.strictObject({ objekt_id: filterId.optional() }),
+  "proposal.pending": z.strictObject({ objekt_id: filterId.optional(), anfrage_id: filterId.optional() }),
+  "file.processed": z.strictObject({ objekt_id: filterId.optional() }),
   "viewing.upcoming": z.strictObject({ objekt_id: filterId.optional() }),
+  "social.received": z.strictObject({ objekt_id: filterId.optional() }),
   "matches.new": z.strictObject({ saved_search_id: filterId.optional() }),
   "reply.received": z.strictObject({ inquiry_id: filterId.optional() }),
   "viewing.changed": z.strictObject({ inquiry_id: filterId.optional() }),
@@ -103,6 +142,18 @@ export const EVENT_DESCRIPTIONS: Record<EventName, string> = {
   "viewing.upcoming":
     "Eine Besichtigung mit Gästen steht bevor, etwa einen Tag (fenster 24h) und etwa eine " +
     "Stunde (1h) vorher. / A viewing with guests is coming up, about a day and about an hour before.",
+  "proposal.pending":
+    "Der Assistent des Dienstes hat etwas zur Freigabe vorbereitet (Antwortentwurf, Absage oder " +
+    "Objektänderung; geht_hinaus sagt, ob die Freigabe etwas an den Anfragenden sendet); lesen mit " +
+    "get_proposal. / The service's agent prepared a draft reply, a rejection or a property change awaiting " +
+    "your approval.",
+  "file.processed":
+    "Ein Dokument zu einem Objekt (Exposé, Energieausweis) wurde gelesen; das Ergebnis steht in " +
+    "get_property. / A document on a listing (brochure, energy certificate) has been read; read the result " +
+    "with get_property.",
+  "social.received":
+    "Ein neuer Kommentar oder eine neue Nachricht in einem verbundenen sozialen Netz (art, netz); " +
+    "lesen mit list_social_messages. / A new comment or message in a connected social network.",
   "matches.new":
     "Ein Suchauftrag hat neue Treffer, einmal je Lauf und Auftrag (count). / A saved search has new " +
     "matches, once per run and search.",

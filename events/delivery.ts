@@ -18,6 +18,7 @@ import {
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
 import type { EventQueueMessage } from "../db/kv_keys.ts";
+import { processDocument, sweepDocuments } from "../documents/processing.ts";
 import type { AppDeps } from "../routes/env.ts";
 import { nowOf } from "../routes/env.ts";
 import type { PostOutcome } from "./http_client.ts";
@@ -61,7 +62,8 @@ export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
     attempt: (d, n) => limited(() => attempt(deps, d, n)),
     first: (ds) => Promise.all(ds.map((d) => limited(() => attempt(deps, d, 1)))),
     terminate: () => sendTerminations(deps),
-    sweep: () => sweep(deps),
+    document: (id) => processDocument(deps, id),
+    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
   });
 }
 

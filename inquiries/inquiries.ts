@@ -43,6 +43,7 @@ import {
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
+import { proposeForInquiry } from "../agent/hooks.ts";
 
 /** The enquiry limits of spec §8: how many enquiries within how many milliseconds. */
 export const INQUIRY_LIMITS = {
@@ -193,6 +194,7 @@ export async function sendInquiry(
       body,
       at: now,
     });
+    await proposeForInquiry(tx, inquiryId, { now });
     await recordEvent(tx, {
       name: "inquiry.received",
       data: {

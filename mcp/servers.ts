@@ -10,6 +10,10 @@ import { registerSeekerCatalogueTools } from "./tools/catalogue.ts";
 import { registerProviderInquiryTools, registerSeekerInquiryTools } from "./tools/inquiries.ts";
 import { registerSavedSearchTools } from "./tools/saved_searches.ts";
 import { registerProviderStockTools } from "./tools/stock.ts";
+import { registerDocumentTools } from "./tools/documents.ts";
+import { registerProposalTools } from "./tools/proposals.ts";
+import { registerSocialTools } from "./tools/social.ts";
+import { registerOpenImmoTools } from "./tools/openimmo.ts";
 import { codedError } from "./tools/tool_error.ts";
 import { registerDeclared, ToolSet } from "./tools/define.ts";
 import { EVENTS_CAPABILITY, registerEventMethods } from "./events_methods.ts";
@@ -56,6 +60,10 @@ export function providerTools(deps: AppDeps): ToolSet {
   registerProviderStockTools(tools, deps);
   registerProviderInquiryTools(tools, deps);
   registerProviderViewingTools(tools, deps);
+  registerProposalTools(tools, deps);
+  registerDocumentTools(tools, deps);
+  registerSocialTools(tools, deps);
+  registerOpenImmoTools(tools, deps);
   return tools;
 }
 

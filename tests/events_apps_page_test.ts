@@ -190,7 +190,10 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
         "message.received": "on",
         "viewing.booked": "on",
         "viewing.cancelled": "on",
+        "proposal.pending": "on",
+        "file.processed": "on",
         "viewing.upcoming": "on",
+        "social.received": "on",
       });
       const cardB = card(page.html, bApp.clientId)!;
       assert.deepEqual([...listed(cardB).keys()], [idB]);

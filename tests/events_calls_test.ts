@@ -192,9 +192,9 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
           const providerKeyApp = keep(await connectWithToken(w, "api-key", providerKey.key, era));
           const seekerKeyApp = keep(await connectWithToken(w, "api-key", seekerKey.key, era));
           const cases: Array<[string, ConnectedApp, "anbieter" | "suche", number]> = [
-            ["provider (OAuth)", provA, "anbieter", 5],
+            ["provider (OAuth)", provA, "anbieter", 8],
             ["seeker (OAuth)", seekA, "suche", 3],
-            ["provider (API key)", providerKeyApp, "anbieter", 5],
+            ["provider (API key)", providerKeyApp, "anbieter", 8],
             ["seeker (API key)", seekerKeyApp, "suche", 3],
           ];
           for (const [who, app, server, n] of cases) {

@@ -22,6 +22,7 @@ import { officeOf } from "../../auth/principal.ts";
 import { type AppDeps, nowOf } from "../../routes/env.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
+import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
 
 const STATUS_DE: Record<StockListing["status"], string> = {
   draft: "Entwurf",
@@ -81,11 +82,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "the public fields, status, reference, description, provider and contact (visible to your office only) and " +
       "timestamps. Other offices' listings answer not_found.",
     input: idInput,
-    output: stockListingSchema,
+    output: stockListingSchema.extend({ dateien: listingFilesSchema }),
     annotations: READ_ONLY,
   }, async ({ id }, principal) => {
     const listing = await getStock(deps.db, officeOf(principal), id);
-    return { data: listing, text: stockText(listing) };
+    const dateien = await listingFiles(deps.db, officeOf(principal), listing.id);
+    return { data: { ...listing, dateien }, text: stockText(listing) };
   });
 
   addTool(server, deps, {
