@@ -4,39 +4,67 @@
  */
 import assert from "node:assert/strict";
 
+/** Splits a text stream into lines. */
+function splitLines(): TransformStream<string, string> {
+  let rest = "";
+  return new TransformStream({
+    transform(chunk, ctl) {
+      const parts = (rest + chunk).split("\n");
+      rest = parts.pop() ?? "";
+      for (const p of parts) ctl.enqueue(p);
+    },
+    flush(ctl) {
+      if (rest) ctl.enqueue(rest);
+    },
+  });
+}
+
 const ROOT = new URL("../", import.meta.url).pathname;
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+/**
+ * Reads the child's log lines until the "listening" line and returns its URL. The service binds port 0 (the OS
+ * picks a free port), so no other process can answer for it: a port picked beforehand and closed again could be
+ * taken by another process between the test's probe and the child's bind.
+ */
+async function listeningUrl(lines: AsyncIterator<string>): Promise<string> {
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) throw new Error("the service exited before it listened");
+    try {
+      const line = JSON.parse(next.value);
+      if (line.msg === "listening") return line.url.replace("0.0.0.0", "127.0.0.1");
+    } catch { /* not a log line */ }
+  }
 }
 
 async function withServer(dataDir: string, fn: (url: string) => Promise<void>) {
-  const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: ROOT,
-    env: { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", DATABASE_URL: "", KV_PATH: "" },
+    env: { DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info", DATABASE_URL: "", KV_PATH: "" },
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const url = `http://127.0.0.1:${port}`;
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())
+    [Symbol.asyncIterator]();
+  let drained: Promise<void> | undefined;
   try {
-    for (let i = 0;; i++) {
-      try {
-        const res = await fetch(`${url}/healthz`);
-        await res.body?.cancel();
-        if (res.ok) break;
-      } catch { /* not listening yet */ }
-      if (i > 300) throw new Error("server did not start within 30 s");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const url = await Promise.race([
+      listeningUrl(lines),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("server did not start within 60 s")), 60_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    // Keep reading the log so the child never blocks on a full pipe.
+    drained = (async () => {
+      while (!(await lines.next()).done) { /* discard */ }
+    })();
     await fn(url);
   } finally {
     child.kill("SIGTERM");
-    const { code } = await child.output();
+    const { code } = await child.status;
+    await drained;
     assert.equal(code, 0, "stops cleanly on SIGTERM");
   }
 }
