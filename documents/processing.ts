@@ -1,12 +1,96 @@
-/** The queued job that reads uploaded documents (DESIGN §1 background). */
-import type { AppDeps } from "../routes/env.ts";
+/**
+ * The queued job that reads uploaded documents (DESIGN §1 background).
+ *
+ * A file is read at most once: the job reads a pending file's bytes, extracts its text and values outside any
+ * transaction, then stores the result with a conditional update (`… where status = 'pending'`) in one transaction
+ * with its `file.processed` event and the agent's hook. Of two processes reading the same file (a repeated queue
+ * message, a sweep) only one stores a result and records an event; the other changes nothing. A crash before
+ * commit leaves the file pending, and the sweep asks for it again after {@linkcode REQUEUE_AFTER_MS}.
+ *
+ * The event: owner the listing's office, origin the app that uploaded it (so it is not sent back to it), `angaben`
+ * the values read, or `{fehler: code}` when the file could not be read; `satz` names the kind and the outcome,
+ * never the file's content or name.
+ */
+import { proposeForDocument } from "../agent/hooks.ts";
+import {
+  type FileResult,
+  type FinishedFile,
+  finishFile,
+  pendingFileContent,
+  requeueStaleFiles,
+} from "../db/files.ts";
+import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
+import { eventRuntime } from "../events/runtime.ts";
+import { isUuid } from "../ids.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
+import { readDocument, sorteDe } from "./read.ts";
+
+/** A pending file whose job was asked for this long ago (domain clock) is asked for again by the sweep. */
+export const REQUEUE_AFTER_MS = 30_000;
+/** At most this many files are re-queued per sweep. */
+const SWEEP_BATCH = 100;
+
+const FEHLER_DE: Record<string, string> = {
+  not_pdf: "keine PDF-Datei",
+  encrypted: "verschlüsselt",
+  empty: "leer",
+  no_text: "kein lesbarer Text (etwa nur Bilder)",
+  unreadable: "nicht lesbar",
+};
+
+/** The listing's title quoted for a `satz`, shortened so the sentence stays short. */
+function about(title: string | null): string {
+  if (!title) return "einem Objekt";
+  return `„${title.length > 120 ? `${title.slice(0, 119)}…` : title}“`;
+}
+
+/** The one short German sentence of the event. */
+function satzOf(f: FinishedFile, result: FileResult): string {
+  const what = `${sorteDe(f.sorte)} zu ${about(f.listing_title)}`;
+  if (result.status === "failed") return `${what} konnte nicht gelesen werden: ${FEHLER_DE[result.fehler]}.`;
+  const n = Object.keys(result.angaben).length;
+  return `${what} wurde gelesen: ${n === 1 ? "1 Angabe" : `${n} Angaben`} erkannt.`;
+}
+
+/** The app that uploaded the file. */
+function originOfFile(f: FinishedFile): EventOrigin {
+  if (f.origin_client_id) return { clientId: f.origin_client_id };
+  if (f.origin_api_key_id) return { apiKeyId: f.origin_api_key_id };
+  return null;
+}
 
 /** Reads the uploaded file `fileId` once: extracts its `angaben` or records why it could not be read. */
-export async function processDocument(_deps: AppDeps, _fileId: string): Promise<void> {
-  // Built by the documents work package.
+export async function processDocument(deps: AppDeps, fileId: string): Promise<void> {
+  if (!isUuid(fileId)) return;
+  const id = fileId.toLowerCase();
+  const file = await pendingFileContent(deps.db, id);
+  if (!file) return;
+  const result = await readDocument(file.content, file.sorte);
+  const now = nowOf(deps);
+  await withEvents(deps, async (tx) => {
+    const done = await finishFile(tx, id, result, now);
+    if (!done) return;
+    await recordEvent(tx, {
+      name: "file.processed",
+      data: {
+        objekt_id: done.listing_id,
+        datei_id: done.id,
+        sorte: done.sorte,
+        angaben: result.status === "processed" ? result.angaben : { fehler: result.fehler },
+        satz: satzOf(done, result),
+      },
+      owner: { office: done.office_id },
+      origin: originOfFile(done),
+      at: now,
+    });
+    await proposeForDocument(tx, done.id, { now });
+  });
 }
 
 /** Re-queues documents whose job was lost (a crash after upload); returns how many. */
-export async function sweepDocuments(_deps: AppDeps): Promise<number> {
-  return await Promise.resolve(0);
+export async function sweepDocuments(deps: AppDeps): Promise<number> {
+  const now = nowOf(deps);
+  const ids = await requeueStaleFiles(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), now, SWEEP_BATCH);
+  if (ids.length > 0) await eventRuntime(deps).enqueueAll(ids.map((id) => ({ t: "document" as const, id })));
+  return ids.length;
 }
