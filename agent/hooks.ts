@@ -1,9 +1,40 @@
 /**
  * The service's agent as the other domains call it: each hook runs inside the transaction of the action that
  * triggers it, so a proposal (and its `proposal.pending` event) commits together with that action or not at all.
+ *
+ * Rules (deterministic, no outside AI service):
+ * - Every new enquiry (any `quelle`) gets a draft reply from the listing's facts, its free viewing slots and the
+ *   office's reply template (`geht_hinaus` true).
+ * - When a listing is withdrawn or reserved, each of its enquiries still in conversation (`open` or `answered`)
+ *   without an open rejection proposal gets one (`geht_hinaus` true).
+ * - A processed brochure whose rooms, living area or price differ from the listing, or fill an empty field, gets
+ *   one property change with exactly those fields (`geht_hinaus` false). An energy certificate's values have no
+ *   listing field (spec 2.1), so they propose nothing.
+ * - `proposal.pending` is owned by the listing's office, with origin null (the service acted).
  */
 import type { Kysely } from "kysely";
+import {
+  type DraftSource,
+  type FieldChange,
+  findDocumentSource,
+  findDraftSource,
+  findTemplate,
+  freeSlotsOfListing,
+  insertProposal,
+  liveInquiriesWithoutRejection,
+  type ProposalKind,
+} from "../db/proposals.ts";
 import type { Database } from "../db/schema.ts";
+import { findStockRow } from "../db/stock.ts";
+import { recordEvent } from "../events/outbox.ts";
+import {
+  type DraftFacts,
+  rejectionDraft,
+  replyDraft,
+  SLOTS_IN_REPLY,
+  type Unavailability,
+} from "./drafts.ts";
+import { documentChanges } from "./document_changes.ts";
 
 /** What a hook needs to know about the moment it runs. */
 export interface HookContext {
@@ -13,18 +44,145 @@ export interface HookContext {
 
 /** Prepares a draft reply to the new enquiry `inquiryId` (any `quelle`), awaiting the provider's approval. */
 export async function proposeForInquiry(
-  _tx: Kysely<Database>,
-  _inquiryId: string,
-  _ctx: HookContext,
+  tx: Kysely<Database>,
+  inquiryId: string,
+  ctx: HookContext,
 ): Promise<void> {
-  // Built by the agent work package.
+  const src = await findDraftSource(tx, inquiryId);
+  if (!src) return;
+  const template = await findTemplate(tx, src.office_id, "reply");
+  const slots = await freeSlotsOfListing(tx, src.listing_id, ctx.now, SLOTS_IN_REPLY);
+  const text = replyDraft(
+    template,
+    factsOf(src),
+    slots.map((s) => ({ start: s.starts_at, end: s.ends_at, free: s.free })),
+  );
+  await propose(tx, { kind: "reply", officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
+    inquiryId,
+    fileId: null,
+    text,
+    aenderungen: null,
+  }, ctx);
+}
+
+/**
+ * Prepares a rejection for each enquiry of listing `listingId` still in conversation that has none open yet,
+ * because the listing is now `why` (withdrawn or reserved). Returns the ids of the new proposals.
+ */
+export async function proposeRejections(
+  tx: Kysely<Database>,
+  listingId: string,
+  why: Unavailability,
+  ctx: HookContext,
+): Promise<string[]> {
+  const made: string[] = [];
+  for (const inquiryId of await liveInquiriesWithoutRejection(tx, listingId)) {
+    const src = (await findDraftSource(tx, inquiryId))!;
+    const template = await findTemplate(tx, src.office_id, "rejection");
+    const text = rejectionDraft(template, factsOf(src), why);
+    made.push(
+      await propose(
+        tx,
+        {
+          kind: "rejection",
+          officeId: src.office_id,
+          listingId: src.listing_id,
+          title: src.title,
+        },
+        { inquiryId, fileId: null, text, aenderungen: null },
+        ctx,
+      ),
+    );
+  }
+  return made;
 }
 
 /** Prepares a property change when the processed document `fileId` contradicts or completes its listing. */
 export async function proposeForDocument(
-  _tx: Kysely<Database>,
-  _fileId: string,
-  _ctx: HookContext,
+  tx: Kysely<Database>,
+  fileId: string,
+  ctx: HookContext,
 ): Promise<void> {
-  // Built by the agent work package.
+  const doc = await findDocumentSource(tx, fileId);
+  if (!doc || doc.status !== "processed") return;
+  const listing = await findStockRow(tx, doc.office_id, doc.listing_id);
+  if (!listing) return;
+  const aenderungen = documentChanges(doc.sorte, doc.angaben, listing);
+  if (Object.keys(aenderungen).length === 0) return;
+  await propose(
+    tx,
+    {
+      kind: "property_change",
+      officeId: doc.office_id,
+      listingId: doc.listing_id,
+      title: listing.title,
+    },
+    { inquiryId: null, fileId, text: null, aenderungen },
+    ctx,
+  );
+}
+
+/** The facts of a draft from its source row. */
+function factsOf(s: DraftSource): DraftFacts {
+  return {
+    name: s.name,
+    officeName: s.office_name,
+    title: s.title,
+    city: s.city,
+    postalCode: s.postal_code,
+    transactionType: s.transaction_type,
+    askedPrice: s.asked_price,
+    totalRooms: s.total_rooms,
+    squareMeters: s.square_meters,
+  };
+}
+
+const SATZ: Record<ProposalKind, (about: string) => string> = {
+  reply: (about) => `Antwortentwurf zur Anfrage zu ${about} wartet auf Freigabe.`,
+  rejection: (about) => `Absage zur Anfrage zu ${about} wartet auf Freigabe.`,
+  property_change: (about) => `Änderung an ${about} aus einem Dokument wartet auf Freigabe.`,
+};
+
+/** The listing's title quoted for a `satz`, shortened so the sentence stays short. */
+function about(title: string | null): string {
+  if (!title) return "einem Objekt";
+  return `„${title.length > 120 ? `${title.slice(0, 119)}…` : title}“`;
+}
+
+/** Stores an open proposal and records its `proposal.pending`; returns its id. */
+async function propose(
+  tx: Kysely<Database>,
+  what: { kind: ProposalKind; officeId: string; listingId: string; title: string | null },
+  content: {
+    inquiryId: string | null;
+    fileId: string | null;
+    text: string | null;
+    aenderungen: Record<string, FieldChange> | null;
+  },
+  ctx: HookContext,
+): Promise<string> {
+  const gehtHinaus = what.kind !== "property_change";
+  const id = await insertProposal(tx, {
+    officeId: what.officeId,
+    listingId: what.listingId,
+    kind: what.kind,
+    gehtHinaus,
+    ...content,
+    at: ctx.now,
+  });
+  await recordEvent(tx, {
+    name: "proposal.pending",
+    data: {
+      vorschlag_id: id,
+      vorschlag_art: what.kind,
+      geht_hinaus: gehtHinaus,
+      anfrage_id: content.inquiryId,
+      objekt_id: what.listingId,
+      satz: SATZ[what.kind](about(what.title)),
+    },
+    owner: { office: what.officeId },
+    origin: null,
+    at: ctx.now,
+  });
+  return id;
 }

@@ -1,7 +1,12 @@
 /**
- * A provider office's stock: its listings in every status (draft, published, withdrawn) with the public fields of
- * spec 2.1, the internal reference and description, and the provider contact. Only published listings reach the
- * public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
+ * A provider office's stock: its listings in every status (draft, published, withdrawn, reserved) with the public
+ * fields of spec 2.1, the internal reference and description, and the provider contact. Only published listings
+ * reach the public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
+ *
+ * `reserved` marks a published listing that is under offer: like `withdrawn` it leaves the public catalogue at
+ * once (and takes no new enquiries), but the office sees it as reserved and can publish it again. Withdrawing or
+ * reserving a listing lets the service's agent prepare a rejection for each of its enquiries still in
+ * conversation, in the same transaction (agent/hooks.ts).
  */
 import { isUuid } from "../ids.ts";
 import { z } from "zod";
@@ -17,6 +22,11 @@ import {
   updateStockRow,
 } from "../db/stock.ts";
 import { AppError } from "../errors.ts";
+import { proposeRejections } from "../agent/hooks.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { withEvents } from "../events/outbox.ts";
+import type { AppDeps } from "../routes/env.ts";
 import {
   listingSchema,
   PAGE_MAX,
@@ -27,7 +37,7 @@ import {
 } from "./listing.ts";
 
 /** The statuses of a listing. */
-export const STOCK_STATUSES = ["draft", "published", "withdrawn"] as const;
+export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
 
 /** Largest asked price accepted, in euro (the column holds 12 digits before the decimal point). */
 export const PRICE_MAX = 100_000_000_000;
@@ -188,8 +198,19 @@ export async function updateStock(
   fields: StockFields,
   now: Date,
 ): Promise<StockListing> {
+  return await db.kysely.transaction().execute((tx) => updateStockIn(tx, officeId, id, fields, now));
+}
+
+/** {@linkcode updateStock} inside the caller's transaction `tx` (same rules, same answers). */
+export async function updateStockIn(
+  tx: Kysely<Database>,
+  officeId: string,
+  id: string,
+  fields: StockFields,
+  now: Date,
+): Promise<StockListing> {
   const { columns, contact } = splitFields(fields);
-  return await lockedListing(db, officeId, id, async (tx, row) => {
+  return await lockedListingIn(tx, officeId, id, async (row) => {
     if (Object.keys(columns).length === 0 && contact === undefined) return row;
     if (row.status === "published") requireComplete({ ...row, ...columns });
     await updateStockRow(tx, row.id, columns, contact, now);
@@ -198,26 +219,75 @@ export async function updateStock(
 }
 
 /**
- * Publishes the office's draft or withdrawn listing `id` (keeping the time of its first publication); a listing
- * without title, property type, transaction type and city or postal code is refused with `conflict`. Publishing a
- * published listing changes nothing.
+ * Publishes the office's draft, withdrawn or reserved listing `id` (keeping the time of its first publication); a
+ * listing without title, property type, transaction type and city or postal code is refused with `conflict`.
+ * Publishing a published listing changes nothing.
  */
 export async function publishStock(db: Db, officeId: string, id: string, now: Date): Promise<StockListing> {
-  return await lockedListing(db, officeId, id, async (tx, row) => {
-    if (row.status === "published") return row;
-    requireComplete(row);
-    await setStockStatus(tx, row.id, "published", now);
-    return (await findStockRow(tx, officeId, row.id))!;
-  });
+  return await db.kysely.transaction().execute((tx) =>
+    lockedListingIn(tx, officeId, id, async (row) => {
+      if (row.status === "published") return row;
+      requireComplete(row);
+      await setStockStatus(tx, row.id, "published", now);
+      return (await findStockRow(tx, officeId, row.id))!;
+    })
+  );
 }
 
-/** Withdraws the office's listing `id` from the public catalogue at once; a withdrawn listing stays as it is. */
-export async function withdrawStock(db: Db, officeId: string, id: string, now: Date): Promise<StockListing> {
-  return await lockedListing(db, officeId, id, async (tx, row) => {
-    if (row.status === "withdrawn") return row;
-    await setStockStatus(tx, row.id, "withdrawn", now);
-    return (await findStockRow(tx, officeId, row.id))!;
-  });
+/** A status change that may have made the agent prepare rejections. */
+export interface StockStatusChange {
+  listing: StockListing;
+  /** Ids of the rejection proposals prepared in the same transaction. */
+  rejections: string[];
+}
+
+/**
+ * Withdraws the office's listing `id` from the public catalogue at once; a withdrawn listing stays as it is. In
+ * the same transaction the agent prepares a rejection for each enquiry of it still in conversation.
+ */
+export async function withdrawStock(
+  deps: Pick<AppDeps, "db" | "events">,
+  officeId: string,
+  id: string,
+  now: Date,
+): Promise<StockStatusChange> {
+  return await changeAvailability(deps, officeId, id, "withdrawn", now);
+}
+
+/**
+ * Reserves the office's published listing `id`: it leaves the public catalogue at once and is marked reserved; a
+ * reserved listing stays as it is; a draft or withdrawn one is refused with `conflict`. In the same transaction
+ * the agent prepares a rejection for each enquiry of it still in conversation.
+ */
+export async function reserveStock(
+  deps: Pick<AppDeps, "db" | "events">,
+  officeId: string,
+  id: string,
+  now: Date,
+): Promise<StockStatusChange> {
+  return await changeAvailability(deps, officeId, id, "reserved", now);
+}
+
+/** Sets `status` (withdrawn or reserved) and lets the agent prepare rejections, in one transaction. */
+async function changeAvailability(
+  deps: Pick<AppDeps, "db" | "events">,
+  officeId: string,
+  id: string,
+  status: "withdrawn" | "reserved",
+  now: Date,
+): Promise<StockStatusChange> {
+  let rejections: string[] = [];
+  const listing = await withEvents(deps, (tx) =>
+    lockedListingIn(tx, officeId, id, async (row) => {
+      if (row.status === status) return row;
+      if (status === "reserved" && row.status !== "published") {
+        throw new AppError("conflict", "only a published listing can be reserved");
+      }
+      await setStockStatus(tx, row.id, status, now);
+      rejections = await proposeRejections(tx, row.id, status, { now });
+      return (await findStockRow(tx, officeId, row.id))!;
+    }));
+  return { listing, rejections };
 }
 
 /** The fields a listing needs before it can be published, as named in a `conflict` detail. */
@@ -239,20 +309,17 @@ function requireComplete(l: Parameters<typeof missingForPublication>[0]): void {
   }
 }
 
-/** Runs `change` in a transaction holding the row lock of the office's listing `id` (else `not_found`). */
-async function lockedListing(
-  db: Db,
+/** Runs `change` in transaction `tx` holding the row lock of the office's listing `id` (else `not_found`). */
+async function lockedListingIn(
+  tx: Kysely<Database>,
   officeId: string,
   id: string,
-  change: (tx: Parameters<typeof findStockRow>[0], row: StockRow) => Promise<StockRow>,
+  change: (row: StockRow) => Promise<StockRow>,
 ): Promise<StockListing> {
   if (!isUuid(id)) throw new AppError("not_found");
-  const row = await db.kysely.transaction().execute(async (tx) => {
-    const found = await findStockRow(tx, officeId, id.toLowerCase(), true);
-    if (!found) throw new AppError("not_found");
-    return await change(tx, found);
-  });
-  return stockView(row);
+  const found = await findStockRow(tx, officeId, id.toLowerCase(), true);
+  if (!found) throw new AppError("not_found");
+  return stockView(await change(found));
 }
 
 const COLUMN_KEYS = [

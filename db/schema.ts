@@ -17,8 +17,11 @@ export interface OfficesTable {
 export interface ListingsTable {
   id: Generated<string>;
   office_id: string;
-  status: "draft" | "published" | "withdrawn";
+  /** `reserved`: published before, now reserved for a buyer or tenant; not public (migration 0011). */
+  status: "draft" | "published" | "withdrawn" | "reserved";
   reference: string | null;
+  /** OpenImmo `objektnr_extern` of an imported listing, unique per office (migration 0014). */
+  external_number: Generated<string | null>;
   title: string | null;
   description: string | null;
   city: string | null;

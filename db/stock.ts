@@ -8,8 +8,11 @@ import type { Db } from "./connection.ts";
 import type { ListingColumns } from "./listings.ts";
 import type { Database } from "./schema.ts";
 
-/** A listing's status. */
-export type StockStatus = "draft" | "published" | "withdrawn";
+/**
+ * A listing's status. `reserved` (migration 0011) is not in `schema.ts`'s column type yet, so the status is
+ * written and compared through raw SQL here.
+ */
+export type StockStatus = "draft" | "published" | "withdrawn" | "reserved";
 
 /** The listing columns a provider writes (everything but status, timestamps and `beispiel`). */
 export type StockColumns = ListingColumns;
@@ -113,7 +116,7 @@ export async function listStockRows(
   offset: number,
 ): Promise<{ items: StockListRow[]; total: number }> {
   let base = db.kysely.selectFrom("listings").where("office_id", "=", officeId);
-  if (status !== undefined) base = base.where("status", "=", status);
+  if (status !== undefined) base = base.where(sql<StockStatus>`status`, "=", status);
   const [items, count] = await Promise.all([
     base.select(LIST_COLUMNS).orderBy("updated_at", "desc").orderBy("id", "desc").limit(limit).offset(offset)
       .execute(),
@@ -179,7 +182,7 @@ export async function setStockStatus(
 ): Promise<void> {
   await q.updateTable("listings")
     .set({
-      status,
+      status: sql<Database["listings"]["status"]>`${status}`,
       updated_at: now,
       ...(status === "published" ? { published_at: sql<Date>`coalesce(published_at, ${now})` } : {}),
     })

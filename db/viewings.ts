@@ -4,7 +4,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
-import type { Database } from "./schema.ts";
+import type { Database, ListingsTable } from "./schema.ts";
 
 /** A query handle: the database or a transaction. */
 type Q = Kysely<Database>;
@@ -56,7 +56,7 @@ export async function officeListingStatus(
   q: Q,
   listingId: string,
   officeId: string,
-): Promise<"draft" | "published" | "withdrawn" | undefined> {
+): Promise<ListingsTable["status"] | undefined> {
   const r = await q.selectFrom("listings").select("status").where("id", "=", listingId)
     .where("office_id", "=", officeId).executeTakeFirst();
   return r?.status;

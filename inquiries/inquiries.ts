@@ -18,6 +18,9 @@
  * - Events (outbox, same transaction): `inquiry.received` for a new enquiry and `message.received` for a further
  *   message of the enquirer (owner: the office); `reply.received` for a provider reply or rejection (owner: the
  *   seeker) only when the enquiry has a seeker account. `satz` never carries message text, names or e-mails.
+ * - Inbound enquiries (e-mail, portal) carry a `dedupe` key: a key already recorded answers the enquiry it created
+ *   (`duplicate: true`, nothing written, no limit counted); a new key is recorded in the enquiry's transaction under
+ *   an advisory lock on the key, so two concurrent deliveries of one message create one enquiry.
  * - Ids: a malformed id, an unknown id and an id outside the caller's scope all answer `not_found`.
  */
 import { idOrNotFound } from "../ids.ts";
@@ -40,6 +43,7 @@ import {
   lockKeys,
   setInquiryStatus,
 } from "../db/inquiries.ts";
+import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
@@ -78,6 +82,8 @@ export interface SendInquiryInput {
   message: string;
   quelle?: "service" | "portal" | "email";
   origin: EventOrigin;
+  /** The inbound message's identity (e-mail, portal): a repeat answers the enquiry it created. */
+  dedupe?: IntakeKey;
 }
 
 /** An enquiry as listed. */
@@ -153,11 +159,12 @@ const VIA: Record<"service" | "portal" | "email", string> = {
  * Stores a new open enquiry with its first message and writes `inquiry.received`; enforces the limits of spec §8
  * race-safely. Throws `not_found` (listing not published / malformed id), `rate_limited` (nothing written) or
  * `invalid_request` (bad e-mail, name or phone, no name without an account; empty or over-long message).
+ * With `dedupe`, a known key answers the enquiry it created with `duplicate: true` and writes nothing.
  */
 export async function sendInquiry(
   deps: Pick<AppDeps, "db" | "clock">,
   input: SendInquiryInput,
-): Promise<{ inquiryId: string; messageId: string }> {
+): Promise<{ inquiryId: string; messageId: string; duplicate: boolean }> {
   const listingId = idOrNotFound(input.listingId);
   const email = normaliseEmail(input.enquirer.email);
   const body = messageBody(input.message);
@@ -173,7 +180,10 @@ export async function sendInquiry(
       `inquiry:listing:${listingId}`,
       `inquiry:email:${email}`,
       ...(seekerId ? [`inquiry:person:${seekerId}`] : []),
+      ...(input.dedupe ? [`intake:${input.dedupe.quelle}:${input.dedupe.messageId}`] : []),
     ]);
+    const known = input.dedupe && await findIntakeMessage(tx, input.dedupe);
+    if (known) return { ...known, duplicate: true };
     const listing = await findPublishedListingOffice(tx, listingId);
     if (!listing) throw new AppError("not_found");
     await checkLimits(tx, { seekerId, email, listingId }, now);
@@ -194,6 +204,7 @@ export async function sendInquiry(
       body,
       at: now,
     });
+    if (input.dedupe) await insertIntakeMessage(tx, input.dedupe, inquiryId, now);
     await proposeForInquiry(tx, inquiryId, { now });
     await recordEvent(tx, {
       name: "inquiry.received",
@@ -207,7 +218,7 @@ export async function sendInquiry(
       origin: input.origin,
       at: now,
     });
-    return { inquiryId, messageId };
+    return { inquiryId, messageId, duplicate: false };
   });
 }
 
@@ -429,23 +440,32 @@ export async function replyToInquiry(
   body: string,
   origin: EventOrigin,
 ): Promise<{ messageId: string }> {
+  const now = nowOf(deps);
+  return await withEvents(deps, (tx) => replyToInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+}
+
+/** {@linkcode replyToInquiry} inside the caller's transaction `tx` (which must kick the drain after commit). */
+export async function replyToInquiryIn(
+  tx: Parameters<typeof lockInquiry>[0],
+  actor: ProviderActor,
+  inquiryId: string,
+  body: string,
+  ctx: { origin: EventOrigin; now: Date },
+): Promise<{ messageId: string }> {
   const id = idOrNotFound(inquiryId);
   const text = messageBody(body);
-  const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
-    const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
-    const at = messageTime(now, inquiry);
-    const messageId = await insertInquiryMessage(tx, {
-      inquiryId: id,
-      sender: "provider",
-      authorId: actor.userId,
-      body: text,
-      at,
-    });
-    await setInquiryStatus(tx, id, "answered", at);
-    await notifySeeker(tx, inquiry, "Antwort des Anbieters auf Ihre Anfrage zu", origin, now);
-    return { messageId };
+  const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
+  const at = messageTime(ctx.now, inquiry);
+  const messageId = await insertInquiryMessage(tx, {
+    inquiryId: id,
+    sender: "provider",
+    authorId: actor.userId,
+    body: text,
+    at,
   });
+  await setInquiryStatus(tx, id, "answered", at);
+  await notifySeeker(tx, inquiry, "Antwort des Anbieters auf Ihre Anfrage zu", ctx.origin, ctx.now);
+  return { messageId };
 }
 
 /**
@@ -460,23 +480,32 @@ export async function rejectInquiry(
   body: string | undefined,
   origin: EventOrigin,
 ): Promise<{ messageId: string | null }> {
+  const now = nowOf(deps);
+  return await withEvents(deps, (tx) => rejectInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+}
+
+/** {@linkcode rejectInquiry} inside the caller's transaction `tx` (which must kick the drain after commit). */
+export async function rejectInquiryIn(
+  tx: Parameters<typeof lockInquiry>[0],
+  actor: ProviderActor,
+  inquiryId: string,
+  body: string | undefined,
+  ctx: { origin: EventOrigin; now: Date },
+): Promise<{ messageId: string | null }> {
   const id = idOrNotFound(inquiryId);
   const text = body === undefined ? undefined : messageBody(body);
-  const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
-    const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
-    const at = messageTime(now, inquiry);
-    const messageId = text === undefined ? null : await insertInquiryMessage(tx, {
-      inquiryId: id,
-      sender: "provider",
-      authorId: actor.userId,
-      body: text,
-      at,
-    });
-    await setInquiryStatus(tx, id, "rejected", at);
-    await notifySeeker(tx, inquiry, "Absage des Anbieters zu Ihrer Anfrage zu", origin, now);
-    return { messageId };
+  const inquiry = await lockWritable(tx, { officeId: actor.officeId }, id);
+  const at = messageTime(ctx.now, inquiry);
+  const messageId = text === undefined ? null : await insertInquiryMessage(tx, {
+    inquiryId: id,
+    sender: "provider",
+    authorId: actor.userId,
+    body: text,
+    at,
   });
+  await setInquiryStatus(tx, id, "rejected", at);
+  await notifySeeker(tx, inquiry, "Absage des Anbieters zu Ihrer Anfrage zu", ctx.origin, ctx.now);
+  return { messageId };
 }
 
 /** Writes `reply.received` for the enquiry's seeker account; nothing for an enquirer without an account. */

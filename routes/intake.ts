@@ -1,8 +1,58 @@
-/** Inbound intake endpoints (filled by its work package). */
+/**
+ * The inbound intake endpoints (plain routes, not in the public OpenAPI description; documented in README):
+ * - `POST /api/inbound/email`: one raw RFC 5322 message (`message/rfc822` or `text/plain`) → 201 `{anfrage_id}`,
+ *   a repeat 200 `{status: "duplicate", anfrage_id}` (see intake/email.ts).
+ * - `POST /api/inbound/openimmo-feedback`: OpenImmo-Feedback XML (`application/xml` or `text/xml`) → 200
+ *   `{created, duplicate, refused}` (see intake/openimmo_feedback.ts).
+ * Both need the header `x-intake-secret` equal to INTAKE_SECRET (compared in constant time): missing or wrong →
+ * 401 `{error: "unauthorized"}`; without INTAKE_SECRET both answer 404 `{error: "not_found"}`.
+ */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { AppError } from "../errors.ts";
+import { intakeSecretMatches } from "../intake/common.ts";
+import { receiveEmail } from "../intake/email.ts";
+import { receiveFeedback } from "../intake/openimmo_feedback.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 
+/** Path of the inbound e-mail endpoint. */
+export const EMAIL_INTAKE_PATH = "/api/inbound/email";
+/** Path of the OpenImmo-Feedback endpoint. */
+export const FEEDBACK_INTAKE_PATH = "/api/inbound/openimmo-feedback";
+
+const EMAIL_TYPES = ["message/rfc822", "text/plain"];
+const XML_TYPES = ["application/xml", "text/xml"];
+
+/** Off (404) without INTAKE_SECRET; 401 `unauthorized` unless `x-intake-secret` matches; 415 for other types. */
+function guard(deps: AppDeps, types: string[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const secret = deps.config.intakeSecret;
+    if (!secret) throw new AppError("not_found");
+    if (!await intakeSecretMatches(secret, c.req.header("x-intake-secret"))) {
+      return c.json({ error: "unauthorized" }, 401);
+    }
+    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (!types.includes(type)) throw new AppError("unsupported_media_type");
+    return await next();
+  };
+}
+
+/** The raw request body. */
+async function rawBody(c: Context<AppEnv>): Promise<Uint8Array> {
+  return new Uint8Array(await c.req.arrayBuffer());
+}
+
 /** The intake routes. */
-export function intakeRoutes(_deps: AppDeps): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>();
+export function intakeRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.post(EMAIL_INTAKE_PATH, guard(deps, EMAIL_TYPES), async (c) => {
+    const r = await receiveEmail(deps, await rawBody(c));
+    return r.status === "created"
+      ? c.json({ anfrage_id: r.inquiryId }, 201)
+      : c.json({ status: "duplicate", anfrage_id: r.inquiryId }, 200);
+  });
+  app.post(FEEDBACK_INTAKE_PATH, guard(deps, XML_TYPES), async (c) => {
+    return c.json(await receiveFeedback(deps, await rawBody(c)), 200);
+  });
+  return app;
 }

@@ -194,7 +194,9 @@ export async function createViewingSlots(
   const now = nowOf(deps);
   const status = await sqlv.officeListingStatus(deps.db.kysely, id, officeId);
   if (status === undefined) throw new AppError("not_found");
-  if (status === "withdrawn") throw new AppError("conflict", "the listing is withdrawn");
+  if (status === "withdrawn" || status === "reserved") {
+    throw new AppError("conflict", `the listing is ${status}`);
+  }
   if (slots.length < 1 || slots.length > MAX_SLOTS_PER_CALL) {
     throw new AppError("invalid_request", "slots: 1 to 50 slots per call");
   }

@@ -1,6 +1,6 @@
 /**
- * MCP tools of the provider server for the office's own stock: list, read, create, change, publish and withdraw
- * listings. Thin adapters over `catalogue/stock.ts`; the provider's `get_property` replaces the public one there.
+ * MCP tools of the provider server for the office's own stock: list, read, create, change, publish, withdraw and
+ * reserve listings. Thin adapters over `catalogue/stock.ts`; the provider's `get_property` replaces the public one.
  */
 import { z } from "zod";
 import { pagingFields } from "../../catalogue/listing.ts";
@@ -9,12 +9,14 @@ import {
   getStock,
   listStock,
   publishStock,
+  reserveStock,
   STOCK_STATUSES,
   stockFieldsShape,
   type StockListing,
   stockListingSchema,
   type StockPage,
   stockPageSchema,
+  type StockStatusChange,
   updateStock,
   withdrawStock,
 } from "../../catalogue/stock.ts";
@@ -28,6 +30,7 @@ const STATUS_DE: Record<StockListing["status"], string> = {
   draft: "Entwurf",
   published: "veröffentlicht",
   withdrawn: "zurückgezogen",
+  reserved: "reserviert",
 };
 
 const idInput = z.object({ id: z.string().max(100).describe("Listing id (UUID) of your office.") });
@@ -50,16 +53,26 @@ export function stockPageText(p: StockPage): string {
   return [`${p.total} Objekte im Bestand, Seite ${p.page}.`, ...lines].join("\n");
 }
 
+/** The text of a withdrawal or reservation: the listing and the rejections the agent prepared. */
+function availabilityText(r: StockStatusChange, lead: string): string {
+  const n = r.rejections.length;
+  const drafted = n === 0
+    ? ""
+    : ` ${n === 1 ? "Eine Absage wartet" : `${n} Absagen warten`} auf Ihre Freigabe ` +
+      "(list_proposals).";
+  return stockText(r.listing, `${lead}${drafted}`);
+}
+
 /** Registers the stock tools (`list_properties`, `get_property`, `create_property`, `update_property`, …). */
 export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_properties",
     title: "Bestand auflisten / List stock",
     description:
-      "Listet die Objekte Ihres Büros in jedem Status (Entwurf, veröffentlicht, zurückgezogen), zuletzt " +
+      "Listet die Objekte Ihres Büros in jedem Status (Entwurf, veröffentlicht, zurückgezogen, reserviert), zuletzt " +
       "geänderte zuerst; optional nur ein Status. Für den Überblick über den eigenen Bestand. Liefert eine Seite " +
       "{items, total, page, page_size}. / Lists your office's listings in every status (draft, published, " +
-      "withdrawn), most recently updated first, optionally of one status. Use it to review your own stock. " +
+      "withdrawn, reserved), most recently updated first, optionally of one status. Use it to review your own stock. " +
       "Returns a page {items, total, page, page_size}.",
     input: z.object({
       status: z.enum(STOCK_STATUSES).optional().describe("Only listings of this status."),
@@ -129,10 +142,10 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     name: "publish_property",
     title: "Objekt veröffentlichen / Publish listing",
     description:
-      "Veröffentlicht ein Objekt Ihres Büros (Entwurf oder zurückgezogen) im öffentlichen Katalog. " +
+      "Veröffentlicht ein Objekt Ihres Büros (Entwurf, zurückgezogen oder reserviert) im öffentlichen Katalog. " +
       "Nötig sind Titel, Objektart, Vermarktungsart und Ort oder PLZ, sonst conflict mit den fehlenden Feldern. " +
       "Ein schon veröffentlichtes Objekt bleibt unverändert. Liefert das Objekt. / Publishes a listing of your " +
-      "office (draft or withdrawn) in the public catalogue. It needs title, property_type, transaction_type and " +
+      "office (draft, withdrawn or reserved) in the public catalogue. It needs title, property_type, transaction_type and " +
       "city or postal_code, else conflict naming the missing fields. A published listing stays as it is. " +
       "Returns the listing.",
     input: idInput,
@@ -148,14 +161,36 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     title: "Objekt zurückziehen / Withdraw listing",
     description:
       "Zieht ein Objekt Ihres Büros sofort aus dem öffentlichen Katalog zurück (danach öffentlich nicht " +
-      "mehr abrufbar); es bleibt in Ihrem Bestand und kann wieder veröffentlicht werden. Liefert das Objekt. / " +
-      "Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); it stays " +
-      "in your stock and can be published again. Returns the listing.",
+      "mehr abrufbar); es bleibt in Ihrem Bestand und kann wieder veröffentlicht werden. Der Assistent des " +
+      "Dienstes bereitet für jede laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Liefert das " +
+      "Objekt. / Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); " +
+      "it stays in your stock and can be published again. The service's agent prepares a rejection for each " +
+      "ongoing enquiry, awaiting your approval (list_proposals). Returns the listing.",
     input: idInput,
     output: stockListingSchema,
     annotations: DESTROYS,
   }, async ({ id }, principal) => {
-    const listing = await withdrawStock(deps.db, officeOf(principal), id, nowOf(deps));
-    return { data: listing, text: stockText(listing, "Objekt ist zurückgezogen.") };
+    const r = await withdrawStock(deps, officeOf(principal), id, nowOf(deps));
+    return { data: r.listing, text: availabilityText(r, "Objekt ist zurückgezogen.") };
+  });
+
+  addTool(server, deps, {
+    name: "reserve_property",
+    title: "Objekt reservieren / Reserve listing",
+    description:
+      "Markiert ein veröffentlichtes Objekt Ihres Büros als reserviert: es verschwindet sofort aus dem " +
+      "öffentlichen Katalog und nimmt keine neuen Anfragen an, bleibt aber in Ihrem Bestand (Status reserviert) " +
+      "und kann mit publish_property wieder veröffentlicht werden. Der Assistent des Dienstes bereitet für jede " +
+      "laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Entwürfe und zurückgezogene Objekte: " +
+      "conflict. Liefert das Objekt. / Marks a published listing of your office as reserved: it leaves the public " +
+      "catalogue at once and takes no new enquiries, but stays in your stock (status reserved) and can be " +
+      "published again with publish_property. The service's agent prepares a rejection for each ongoing enquiry, " +
+      "awaiting your approval (list_proposals). Drafts and withdrawn listings: conflict. Returns the listing.",
+    input: idInput,
+    output: stockListingSchema,
+    annotations: UPDATES,
+  }, async ({ id }, principal) => {
+    const r = await reserveStock(deps, officeOf(principal), id, nowOf(deps));
+    return { data: r.listing, text: availabilityText(r, "Objekt ist reserviert.") };
   });
 }

@@ -1,0 +1,310 @@
+/**
+ * Proposals (`vorschlag`) of the service's agent as a provider office handles them: list, read, approve (as
+ * proposed or edited) and discard; and the office's own text templates of drafts. MCP tools call these functions.
+ *
+ * Rules:
+ * - A proposal belongs to one office; another office's id, an unknown id and a malformed id all answer
+ *   `not_found`.
+ * - Approving does exactly what the proposal proposes, once: a reply sends the text to the enquirer
+ *   (`replyToInquiry`), a rejection rejects the enquiry with the text (`rejectInquiry`), a property change writes
+ *   the proposed values into the listing (`updateStockIn`). Only an open (`offen`) proposal can be approved or
+ *   discarded; afterwards it is `freigegeben` or `verworfen` and every further approve or discard answers
+ *   `conflict` and sends nothing, also when two arrive at the same time.
+ * - Every approval is one transaction: the proposal row is locked and its status checked, then the listing is
+ *   written (property change) or the message is sent through the enquiry module's rules (reply, rejection, with
+ *   their events), and the proposal is marked approved. When sending fails (e.g. the enquiry was rejected
+ *   meanwhile: `conflict`) nothing is written and the proposal stays open; a crash sends nothing.
+ * - Discarding sends nothing and changes nothing else.
+ */
+import { z } from "zod";
+import { stockFieldsShape, updateStockIn } from "../catalogue/stock.ts";
+import { listingOfOffice } from "../db/inquiries.ts";
+import {
+  decideProposal,
+  type FieldChange,
+  findProposal,
+  findTemplate,
+  listProposalRows,
+  type ProposalRow,
+  type ProposalStatus,
+  saveTemplate,
+  setProposalChanges,
+  type TemplateKind,
+} from "../db/proposals.ts";
+import { AppError } from "../errors.ts";
+import { PROPOSAL_KINDS } from "../events/catalogue.ts";
+import { type EventOrigin, withEvents } from "../events/outbox.ts";
+import { idOrNotFound } from "../ids.ts";
+import {
+  MESSAGE_MAX,
+  type ProviderActor,
+  rejectInquiryIn,
+  replyToInquiryIn,
+} from "../inquiries/inquiries.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
+import { DOCUMENT_FIELDS, type DocumentField } from "./document_changes.ts";
+import { DEFAULT_REJECTION_TEMPLATE, DEFAULT_REPLY_TEMPLATE, TEMPLATE_MAX } from "./drafts.ts";
+
+/** The statuses of a proposal: waiting, approved (done), discarded. */
+export const PROPOSAL_STATUSES = ["offen", "freigegeben", "verworfen"] as const;
+/** The kinds of an office template. */
+export const TEMPLATE_KINDS = ["reply", "rejection"] as const;
+
+const iso = z.string().describe("ISO 8601 timestamp (UTC).");
+const changeValue = z.union([z.number(), z.string()]).nullable();
+
+/** One proposal as its office sees it. */
+export const proposalSchema = z.object({
+  vorschlag_id: z.string().describe("Proposal id (UUID)."),
+  vorschlag_art: z.enum(PROPOSAL_KINDS).describe("reply, rejection or property_change."),
+  geht_hinaus: z.boolean().describe("Whether approving sends something to the enquirer."),
+  status: z.enum(PROPOSAL_STATUSES).describe("offen (waiting), freigegeben (approved, done), verworfen."),
+  objekt_id: z.string().describe("The listing it concerns."),
+  anfrage_id: z.string().nullable().describe("The enquiry a reply or rejection answers; null otherwise."),
+  datei_id: z.string().nullable().describe("The document a property change comes from; null otherwise."),
+  text: z.string().nullable().describe("The message of a reply or rejection; null for a property change."),
+  aenderungen: z.record(z.string(), z.object({ alt: changeValue, neu: changeValue })).nullable().describe(
+    "A property change: listing field → {alt: value when proposed, neu: proposed value}; null otherwise.",
+  ),
+  created_at: iso,
+  decided_at: iso.nullable().describe("When it was approved or discarded; null while open."),
+});
+
+/** A proposal as its office sees it. */
+export type Proposal = z.infer<typeof proposalSchema>;
+
+/** The view of a stored proposal. */
+function viewOf(r: ProposalRow): Proposal {
+  return {
+    vorschlag_id: r.id,
+    vorschlag_art: r.vorschlag_art,
+    geht_hinaus: r.geht_hinaus,
+    status: r.status,
+    objekt_id: r.listing_id,
+    anfrage_id: r.inquiry_id,
+    datei_id: r.file_id,
+    text: r.text,
+    aenderungen: r.aenderungen,
+    created_at: r.created_at.toISOString(),
+    decided_at: r.decided_at ? r.decided_at.toISOString() : null,
+  };
+}
+
+/** Filters and paging of the office's proposal list. */
+export interface ProposalQuery {
+  status?: ProposalStatus | undefined;
+  objekt_id?: string | undefined;
+  page: number;
+  page_size: number;
+}
+
+/**
+ * The office's proposals, newest first, optionally of one status and one listing; an `objekt_id` that is not a
+ * listing of this office answers `not_found`.
+ */
+export async function listProposals(
+  deps: Pick<AppDeps, "db">,
+  officeId: string,
+  q: ProposalQuery,
+): Promise<{ items: Proposal[]; total: number }> {
+  let listingId: string | undefined;
+  if (q.objekt_id !== undefined) {
+    listingId = idOrNotFound(q.objekt_id);
+    if (!await listingOfOffice(deps.db.kysely, listingId, officeId)) throw new AppError("not_found");
+  }
+  const r = await listProposalRows(
+    deps.db.kysely,
+    officeId,
+    { status: q.status, listingId },
+    q.page_size,
+    (q.page - 1) * q.page_size,
+  );
+  return { items: r.items.map(viewOf), total: r.total };
+}
+
+/** One proposal of the office; `not_found` unless it is theirs. */
+export async function getProposal(
+  deps: Pick<AppDeps, "db">,
+  officeId: string,
+  id: string,
+): Promise<Proposal> {
+  const row = await findProposal(deps.db.kysely, officeId, idOrNotFound(id));
+  if (!row) throw new AppError("not_found");
+  return viewOf(row);
+}
+
+/** What the provider changes before approving: the text of a reply or rejection, or a property change's values. */
+export interface ProposalEdit {
+  text?: string | undefined;
+  aenderungen?: Record<string, number | null> | undefined;
+}
+
+/** The result of an approval: the proposal afterwards and the message sent (null for a property change). */
+export interface Approval {
+  proposal: Proposal;
+  nachricht_id: string | null;
+}
+
+/**
+ * Approves the office's open proposal `id` and does exactly what it proposes, once (see the module rules); with
+ * `edit` the edited text or values are sent or written instead (and kept on the proposal). `not_found` unless the
+ * proposal is the office's; `conflict` when it is not open (nothing is sent); `invalid_request` for an edit that
+ * does not fit the proposal.
+ */
+export async function approveProposal(
+  deps: Pick<AppDeps, "db" | "clock" | "events">,
+  actor: ProviderActor,
+  id: string,
+  origin: EventOrigin,
+  edit?: ProposalEdit,
+): Promise<Approval> {
+  const pid = idOrNotFound(id);
+  const current = await findProposal(deps.db.kysely, actor.officeId, pid);
+  if (!current) throw new AppError("not_found");
+  if (current.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+  if (current.vorschlag_art === "property_change") {
+    const changes = edit ? editedChanges(current, edit) : undefined;
+    return await approveChange(deps, actor, pid, changes);
+  }
+  return await approveMessage(deps, actor, current, origin, edit ? editedText(edit) : undefined);
+}
+
+/** The edited text of a reply or rejection; `invalid_request` without one or with values. */
+function editedText(edit: ProposalEdit): string {
+  if (edit.aenderungen !== undefined) {
+    throw new AppError("invalid_request", "aenderungen: not a property change");
+  }
+  const text = edit.text?.trim() ?? "";
+  if (text.length === 0 || text.length > MESSAGE_MAX || text.includes("\u0000")) {
+    throw new AppError("invalid_request", "text");
+  }
+  return text;
+}
+
+/** The proposal's changes with the edited values; `invalid_request` for a field it does not name or a bad value. */
+function editedChanges(p: ProposalRow, edit: ProposalEdit): Record<string, FieldChange> {
+  if (edit.text !== undefined) throw new AppError("invalid_request", "text: not a reply or rejection");
+  if (edit.aenderungen === undefined || Object.keys(edit.aenderungen).length === 0) {
+    throw new AppError("invalid_request", "aenderungen");
+  }
+  const changes = { ...p.aenderungen! };
+  for (const [field, neu] of Object.entries(edit.aenderungen)) {
+    const known = changes[field];
+    const valid = (DOCUMENT_FIELDS as readonly string[]).includes(field) &&
+      stockFieldsShape[field as DocumentField].safeParse(neu).success;
+    if (!known || !valid) throw new AppError("invalid_request", `aenderungen.${field}`);
+    changes[field] = { alt: known.alt, neu };
+  }
+  return changes;
+}
+
+/** Approves a property change in one transaction: lock, check open, write the listing, mark approved. */
+async function approveChange(
+  deps: Pick<AppDeps, "db" | "clock">,
+  actor: ProviderActor,
+  id: string,
+  edited: Record<string, FieldChange> | undefined,
+): Promise<Approval> {
+  const now = nowOf(deps);
+  return await deps.db.kysely.transaction().execute(async (tx) => {
+    const p = await findProposal(tx, actor.officeId, id, true);
+    if (!p) throw new AppError("not_found");
+    if (p.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+    const changes = edited ?? p.aenderungen!;
+    const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
+    await updateStockIn(tx, actor.officeId, p.listing_id, fields, now);
+    if (edited) await setProposalChanges(tx, id, edited);
+    const done = await decideProposal(tx, actor.officeId, id, {
+      status: "freigegeben",
+      userId: actor.userId,
+      at: now,
+    });
+    return { proposal: viewOf(done!), nachricht_id: null };
+  });
+}
+
+/**
+ * Approves a reply or rejection in one transaction: lock the proposal, check it is open, send the message (reply or
+ * rejection of the enquiry, with its events) and mark it approved. A failure or a crash leaves it open and sends
+ * nothing; a concurrent approve waits for the lock and then finds it decided (`conflict`).
+ */
+async function approveMessage(
+  deps: Pick<AppDeps, "db" | "clock" | "events">,
+  actor: ProviderActor,
+  current: ProposalRow,
+  origin: EventOrigin,
+  text: string | undefined,
+): Promise<Approval> {
+  const now = nowOf(deps);
+  return await withEvents(deps, async (tx) => {
+    const p = await findProposal(tx, actor.officeId, current.id, true);
+    if (!p) throw new AppError("not_found");
+    if (p.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+    const send = p.vorschlag_art === "reply" ? replyToInquiryIn : rejectInquiryIn;
+    const sent = await send(tx, actor, p.inquiry_id!, text ?? p.text!, { origin, now });
+    const done = await decideProposal(tx, actor.officeId, p.id, {
+      status: "freigegeben",
+      userId: actor.userId,
+      at: now,
+      text,
+    });
+    return { proposal: viewOf(done!), nachricht_id: sent.messageId };
+  });
+}
+
+/** Discards the office's open proposal `id` (nothing is sent); `not_found` unless theirs; `conflict` when not open. */
+export async function discardProposal(
+  deps: Pick<AppDeps, "db" | "clock">,
+  actor: ProviderActor,
+  id: string,
+): Promise<Proposal> {
+  const pid = idOrNotFound(id);
+  const done = await decideProposal(deps.db.kysely, actor.officeId, pid, {
+    status: "verworfen",
+    userId: actor.userId,
+    at: nowOf(deps),
+  });
+  if (done) return viewOf(done);
+  if (!await findProposal(deps.db.kysely, actor.officeId, pid)) throw new AppError("not_found");
+  throw new AppError("conflict", "the proposal is not open");
+}
+
+/** An office's template of one kind: its text and whether it is the office's own (else the built-in default). */
+export interface Template {
+  art: TemplateKind;
+  text: string;
+  eigene: boolean;
+}
+
+const DEFAULTS: Record<TemplateKind, string> = {
+  reply: DEFAULT_REPLY_TEMPLATE,
+  rejection: DEFAULT_REJECTION_TEMPLATE,
+};
+
+/** The template the agent uses for the office's drafts of kind `art`. */
+export async function getTemplate(
+  deps: Pick<AppDeps, "db">,
+  officeId: string,
+  art: TemplateKind,
+): Promise<Template> {
+  const own = await findTemplate(deps.db.kysely, officeId, art);
+  return { art, text: own ?? DEFAULTS[art], eigene: own !== undefined };
+}
+
+/**
+ * Sets the office's own template of kind `art` for future drafts (`null` returns to the built-in default); a text
+ * that is empty, longer than {@linkcode TEMPLATE_MAX} or holds NUL answers `invalid_request`.
+ */
+export async function setTemplate(
+  deps: Pick<AppDeps, "db" | "clock">,
+  officeId: string,
+  art: TemplateKind,
+  text: string | null,
+): Promise<Template> {
+  const t = text === null ? null : text.trim();
+  if (t !== null && (t.length === 0 || t.length > TEMPLATE_MAX || t.includes("\u0000"))) {
+    throw new AppError("invalid_request", "text");
+  }
+  await saveTemplate(deps.db.kysely, officeId, art, t, nowOf(deps));
+  return await getTemplate(deps, officeId, art);
+}

@@ -1,0 +1,76 @@
+/**
+ * What both inbound intake endpoints share: the shared-secret check, SHA-256 message keys, text clean-up and the
+ * refusal reasons of an enquiry that could not be created.
+ */
+import { timingSafeEqual } from "../auth/api_keys.ts";
+import { AppError } from "../errors.ts";
+import { MESSAGE_MAX, NAME_MAX } from "../inquiries/inquiries.ts";
+
+/** Longest stored message id; a longer one is stored as `sha256:<hex>` of itself. */
+export const MESSAGE_ID_MAX = 400;
+
+/** Lower-case hex SHA-256 of `data` (a string is hashed as UTF-8). */
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether `given` equals the configured secret; compares SHA-256 digests in constant time (no length leak). */
+export async function intakeSecretMatches(
+  expected: string,
+  given: string | undefined | null,
+): Promise<boolean> {
+  if (!given) return false;
+  const [a, b] = await Promise.all([sha256Hex(expected), sha256Hex(given)]);
+  return timingSafeEqual(a, b);
+}
+
+/** A message id as stored: NULs removed, trimmed; over {@linkcode MESSAGE_ID_MAX} it becomes `sha256:<hex>`. */
+export async function storedMessageId(id: string): Promise<string> {
+  const clean = id.replaceAll("\0", "").trim();
+  return clean.length > MESSAGE_ID_MAX ? `sha256:${await sha256Hex(clean)}` : clean;
+}
+
+/** `text` without NUL characters (Postgres text refuses them), trimmed. */
+export function clean(text: string | null | undefined): string {
+  return (text ?? "").replaceAll("\0", "").trim();
+}
+
+/** `text` cut to `max` UTF-16 units without splitting a surrogate pair. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
+  return text.slice(0, end).trimEnd();
+}
+
+/** An enquirer's name as stored: the given name cut to NAME_MAX, or the e-mail address when there is none. */
+export function enquirerName(name: string | null | undefined, email: string): string {
+  const n = clean(name).replace(/\s+/g, " ");
+  return cut(n.length > 0 ? n : email, NAME_MAX);
+}
+
+/** The enquiry text as stored: cleaned and cut to MESSAGE_MAX. */
+export function enquiryText(text: string): string {
+  return cut(clean(text), MESSAGE_MAX);
+}
+
+/** Why an inbound enquiry was not created (portal answer). */
+export type RefusalReason =
+  | "unknown_listing"
+  | "ambiguous_listing"
+  | "rate_limited"
+  | "invalid_email"
+  | "invalid_name"
+  | "invalid_phone"
+  | "invalid_message";
+
+/** The refusal reason of a domain error, or undefined when `err` is not an expected refusal. */
+export function refusalOf(err: unknown): RefusalReason | undefined {
+  if (!(err instanceof AppError)) return undefined;
+  if (err.code === "not_found") return "unknown_listing";
+  if (err.code === "rate_limited") return "rate_limited";
+  if (err.code !== "invalid_request") return undefined;
+  const known = ["email", "name", "phone", "message"];
+  return known.includes(err.detail ?? "") ? `invalid_${err.detail}` as RefusalReason : "invalid_message";
+}

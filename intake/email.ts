@@ -1,0 +1,117 @@
+/**
+ * Enquiries by e-mail: one raw RFC 5322 message (from the mail gateway) becomes an enquiry with `quelle: "email"`.
+ *
+ * Rules:
+ * - Addressed (To, Cc, Delivered-To, X-Original-To, in that order) to `objekt-<listing id>@<INTAKE_MAIL_DOMAIN>`
+ *   (that listing) or `buero-<office id>@<INTAKE_MAIL_DOMAIN>` (the office's listing linked or referenced in the
+ *   subject, else in the text; see listing_match.ts). A per-listing address wins over a per-office one. No such
+ *   address, an unknown or unpublished listing, an unknown office or no unambiguous listing: `not_found`, nothing
+ *   written (the gateway bounces the mail).
+ * - Enquirer: the Reply-To mailbox, else From; the name is that mailbox's display name, else its address. No phone.
+ * - Text: the text/plain part, else the HTML part as plain text, else the subject; cut to MESSAGE_MAX characters.
+ *   Charsets and transfer encodings are decoded by postal-mime. Attachments are parsed but ignored, never stored.
+ * - Duplicates: the Message-ID (angle brackets and white space trimmed, case kept), or `sha256:<hex>` of the raw
+ *   message when it has none, identifies the mail; a known one answers the enquiry it created and writes nothing.
+ * - The limits of spec §8 apply as for every enquiry (`rate_limited`, nothing written).
+ */
+import PostalMime, { type Address, addressParser, type Email, type Mailbox } from "postal-mime";
+import { findIntakeMessage, type IntakeKey } from "../db/intake.ts";
+import { AppError } from "../errors.ts";
+import { sendInquiry } from "../inquiries/inquiries.ts";
+import type { AppDeps } from "../routes/env.ts";
+import { clean, enquirerName, enquiryText, sha256Hex, storedMessageId } from "./common.ts";
+import { htmlToText } from "./html_text.ts";
+import { officeListingFor } from "./listing_match.ts";
+
+/** What an accepted message did: created an enquiry, or repeated one already received. */
+export interface IntakeOutcome {
+  status: "created" | "duplicate";
+  inquiryId: string;
+}
+
+/** Where a message is addressed: one listing or one office. */
+export type IntakeTarget = { kind: "listing"; id: string } | { kind: "office"; id: string };
+
+const ADDRESS = /^(objekt|buero)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@(.+)$/i;
+
+/** The mailboxes of an address list, groups flattened. */
+function mailboxes(list: Address[] | undefined): Mailbox[] {
+  return (list ?? []).flatMap((a) => a.group ?? [a]);
+}
+
+/** Every recipient address of the message, in the order To, Cc, Delivered-To, X-Original-To. */
+export function recipients(mail: Email): string[] {
+  const header = (key: string) =>
+    mail.headers.filter((h) => h.key === key).flatMap((h) => mailboxes(addressParser(h.value)));
+  return [...mailboxes(mail.to), ...mailboxes(mail.cc), ...header("delivered-to"), ...header("x-original-to")]
+    .map((m) => m.address.trim());
+}
+
+/** The first per-listing address at `domain` among `addresses`, else the first per-office one, else undefined. */
+export function intakeTarget(addresses: string[], domain: string): IntakeTarget | undefined {
+  const found = addresses.map((a) => ADDRESS.exec(a))
+    .filter((m): m is RegExpExecArray => m !== null && m[3]!.toLowerCase() === domain.toLowerCase());
+  const pick = found.find((m) => m[1]!.toLowerCase() === "objekt") ?? found[0];
+  if (!pick) return undefined;
+  return { kind: pick[1]!.toLowerCase() === "objekt" ? "listing" : "office", id: pick[2]!.toLowerCase() };
+}
+
+/** The message parsed by postal-mime; `invalid_request` ("message") when it is not one. */
+async function parseMail(raw: Uint8Array): Promise<Email> {
+  if (raw.byteLength === 0) throw new AppError("invalid_request", "message");
+  try {
+    return await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer" });
+  } catch {
+    throw new AppError("invalid_request", "message");
+  }
+}
+
+/** The enquirer: the Reply-To mailbox, else From; `invalid_request` ("email") when there is neither. */
+function enquirerOf(mail: Email): { name: string; email: string } {
+  const box = mailboxes(mail.replyTo)[0] ?? mailboxes(mail.from ? [mail.from] : [])[0];
+  const email = clean(box?.address);
+  if (!email) throw new AppError("invalid_request", "email");
+  return { name: enquirerName(box?.name, email), email };
+}
+
+/** The enquiry text: the plain part, else the HTML part as text, else the subject. */
+export function mailText(mail: Email): string {
+  const plain = clean(mail.text);
+  if (plain) return enquiryText(plain);
+  const html = mail.html ? clean(htmlToText(mail.html)) : "";
+  return enquiryText(html || clean(mail.subject));
+}
+
+/** The message's identity: its Message-ID without angle brackets, or `sha256:<hex>` of the raw bytes. */
+export async function mailKey(mail: Email, raw: Uint8Array): Promise<IntakeKey> {
+  const id = clean(mail.messageId).replace(/^<\s*/, "").replace(/\s*>$/, "");
+  return { quelle: "email", messageId: id ? await storedMessageId(id) : `sha256:${await sha256Hex(raw)}` };
+}
+
+/**
+ * Creates the enquiry of one raw e-mail, or answers the one a repeat of it created. Throws `invalid_request`
+ * (not a message, no sender address, no text), `not_found` (no intake address, unknown listing or office, no
+ * unambiguous listing) or `rate_limited` (spec §8); nothing is written then.
+ */
+export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<IntakeOutcome> {
+  const mail = await parseMail(raw);
+  const target = intakeTarget(recipients(mail), deps.config.intakeMailDomain);
+  if (!target) throw new AppError("not_found");
+  const key = await mailKey(mail, raw);
+  const known = await findIntakeMessage(deps.db.kysely, key);
+  if (known) return { status: "duplicate", inquiryId: known.inquiryId };
+  const text = mailText(mail);
+  const enquirer = enquirerOf(mail);
+  const listingId = target.kind === "listing"
+    ? target.id
+    : await officeListingFor(deps.db, target.id, clean(mail.subject), text);
+  const r = await sendInquiry(deps, {
+    listingId,
+    enquirer: { seekerId: null, name: enquirer.name, email: enquirer.email, phone: null },
+    message: text,
+    quelle: "email",
+    origin: null,
+    dedupe: key,
+  });
+  return { status: r.duplicate ? "duplicate" : "created", inquiryId: r.inquiryId };
+}
