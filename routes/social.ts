@@ -1,8 +1,33 @@
-/** Inbound social endpoints (filled by its work package). */
+/**
+ * The inbound webhook of the social inbox, in the format of Meta's Graph webhooks, at `/api/inbound/social`:
+ * GET answers the subscription check, POST takes signed deliveries (see `social/inbox.ts`). A plain route, not
+ * part of the public OpenAPI description; off (404) unless SOCIAL_APP_SECRET and SOCIAL_VERIFY_TOKEN are set.
+ */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { receiveDelivery, subscriptionCheck } from "../social/inbox.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 
+/** Path of the social webhook endpoint. */
+export const SOCIAL_WEBHOOK_PATH = "/api/inbound/social";
+
 /** The social routes. */
-export function socialRoutes(_deps: AppDeps): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>();
+export function socialRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>();
+  app.get(SOCIAL_WEBHOOK_PATH, (c) => {
+    const r = subscriptionCheck(deps, {
+      mode: c.req.query("hub.mode"),
+      token: c.req.query("hub.verify_token"),
+      challenge: c.req.query("hub.challenge"),
+    });
+    if (!r.ok) return c.json({ error: r.error }, r.status);
+    return c.text(r.challenge, 200);
+  });
+  app.post(SOCIAL_WEBHOOK_PATH, async (c) => {
+    const raw = new Uint8Array(await c.req.arrayBuffer());
+    const r = await receiveDelivery(deps, raw, c.req.header("x-hub-signature-256"));
+    if (!r.ok) return c.json({ error: r.error }, r.status);
+    const { stored, duplicates, unconnected, ignored } = r;
+    return c.json({ stored, duplicates, unconnected, ignored }, 200);
+  });
+  return app;
 }

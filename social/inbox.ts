@@ -1,0 +1,198 @@
+/**
+ * The social inbox: takes the signed webhook deliveries of Meta's Graph webhooks, stores each new comment or
+ * message of a connected page once (with the listing it names) and records `social.received` in the same
+ * transaction; lists an office's entries for the provider server.
+ *
+ * Replays: an entry is keyed by network + the network's id of it, so a replayed or retried delivery stores
+ * nothing and records no second event. Deliveries are not refused by age: Meta retries a failed delivery for up
+ * to 36 hours, and the key already makes a replay harmless.
+ */
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import {
+  connectedOffices,
+  insertSocialEntry,
+  listSocialEntries,
+  officeListingIds,
+  type SocialArt,
+  type SocialEntryRow,
+  type SocialNetz,
+} from "../db/social.ts";
+import { AppError } from "../errors.ts";
+import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
+import { recordEvent, withEvents } from "../events/outbox.ts";
+import { idOrNotFound } from "../ids.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
+import { listingNamedIn } from "./listing_refs.ts";
+import { type InboundItem, readPayload } from "./payload.ts";
+import { signatureProblem, verifyTokenMatches } from "./signature.ts";
+
+/** A refusal of the webhook endpoint that is not an {@linkcode AppError} code: status and `{error}` body. */
+export interface Refusal {
+  ok: false;
+  status: 401 | 403;
+  error: "invalid_signature" | "forbidden";
+}
+
+/** What a delivery did: entries stored, replays skipped, items of unconnected pages, items ignored. */
+export interface DeliveryResult {
+  ok: true;
+  stored: number;
+  duplicates: number;
+  unconnected: number;
+  ignored: number;
+}
+
+/** The configured secrets of the endpoint; `not_found` when either is missing (endpoint off). */
+function secretsOf(deps: Pick<AppDeps, "config">): { appSecret: string; verifyToken: string } {
+  const { socialAppSecret, socialVerifyToken } = deps.config;
+  if (!socialAppSecret || !socialVerifyToken) throw new AppError("not_found");
+  return { appSecret: socialAppSecret, verifyToken: socialVerifyToken };
+}
+
+/**
+ * Answers the subscription check (`hub.mode=subscribe`, `hub.verify_token`, `hub.challenge`): the challenge when
+ * the token matches, a `forbidden` refusal otherwise; `invalid_request` for a missing mode or challenge.
+ */
+export function subscriptionCheck(
+  deps: Pick<AppDeps, "config">,
+  q: { mode?: string | undefined; token?: string | undefined; challenge?: string | undefined },
+): { ok: true; challenge: string } | Refusal {
+  const { verifyToken } = secretsOf(deps);
+  if (q.mode !== "subscribe") throw new AppError("invalid_request", "hub.mode: must be subscribe");
+  if (!q.challenge || !/^[\x21-\x7e]{1,256}$/.test(q.challenge)) {
+    throw new AppError("invalid_request", "hub.challenge: 1 to 256 visible ASCII characters required");
+  }
+  if (!verifyTokenMatches(verifyToken, q.token ?? "")) return { ok: false, status: 403, error: "forbidden" };
+  return { ok: true, challenge: q.challenge };
+}
+
+/**
+ * Takes one webhook delivery: checks `X-Hub-Signature-256` over the raw body first (refusal `invalid_signature`),
+ * then parses it (`invalid_request` for bad JSON or shape) and stores its new entries in one transaction.
+ */
+export async function receiveDelivery(
+  deps: AppDeps,
+  raw: Uint8Array<ArrayBuffer>,
+  signature: string | undefined,
+): Promise<DeliveryResult | Refusal> {
+  const { appSecret } = secretsOf(deps);
+  const problem = await signatureProblem(appSecret, raw, signature);
+  if (problem) {
+    deps.log.log("warn", "social webhook refused", { reason: problem });
+    return { ok: false, status: 401, error: "invalid_signature" };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
+  } catch {
+    throw new AppError("invalid_request", "body: not JSON");
+  }
+  const { items, ignored } = readPayload(body);
+  const result = await storeItems(deps, items);
+  return { ok: true, ...result, ignored };
+}
+
+/** Stores the items of connected pages (one transaction); logs, without content, items of unconnected pages. */
+async function storeItems(
+  deps: AppDeps,
+  items: InboundItem[],
+): Promise<{ stored: number; duplicates: number; unconnected: number }> {
+  const at = nowOf(deps);
+  return await withEvents(deps, async (tx) => {
+    const offices = await officesOf(tx, items);
+    const r = { stored: 0, duplicates: 0, unconnected: 0 };
+    for (const item of items) {
+      const officeId = offices.get(`${item.netz}:${item.pageId}`);
+      if (!officeId) {
+        r.unconnected++;
+        deps.log.log("info", "social webhook for an unconnected page", {
+          netz: item.netz,
+          page_id: item.pageId,
+        });
+        continue;
+      }
+      if (await storeItem(tx, officeId, item, at)) r.stored++;
+      else r.duplicates++;
+    }
+    return r;
+  });
+}
+
+/** The office of each (network, page) of `items`, keyed `netz:pageId`. */
+async function officesOf(tx: Kysely<Database>, items: InboundItem[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const netz of SOCIAL_NETWORKS) {
+    const pages = [...new Set(items.filter((i) => i.netz === netz).map((i) => i.pageId))];
+    for (const [page, office] of await connectedOffices(tx, netz, pages)) out.set(`${netz}:${page}`, office);
+  }
+  return out;
+}
+
+/** Stores one item and records its event; false when the entry exists already (a replay). */
+async function storeItem(
+  tx: Kysely<Database>,
+  officeId: string,
+  item: InboundItem,
+  at: Date,
+): Promise<boolean> {
+  const listingId = await listingNamedIn(tx, officeId, item.text);
+  const id = await insertSocialEntry(tx, { ...item, officeId, listingId, at });
+  if (!id) return false;
+  await recordEvent(tx, {
+    name: "social.received",
+    data: {
+      eingang_id: id,
+      art: item.art,
+      netz: item.netz,
+      objekt_id: listingId,
+      satz: satzOf(item, listingId),
+    },
+    owner: { office: officeId },
+    origin: null,
+    at,
+  });
+  return true;
+}
+
+const NETZ_DE: Record<SocialNetz, string> = { facebook: "Facebook", instagram: "Instagram" };
+
+/** The event's sentence: what arrived where, never its content. */
+export function satzOf(item: { art: SocialArt; netz: SocialNetz }, listingId: string | null): string {
+  const what = item.art === "comment" ? "Neuer Kommentar" : "Neue Nachricht";
+  return `${what} auf ${NETZ_DE[item.netz]}${listingId ? " zu einem Ihrer Objekte" : ""}.`;
+}
+
+/** Filter and page of {@linkcode listSocialMessages}. */
+export interface SocialMessageQuery {
+  objekt_id?: string | undefined;
+  netz?: SocialNetz | undefined;
+  art?: SocialArt | undefined;
+  page: number;
+  page_size: number;
+}
+
+/** The office's entries, newest first; `not_found` for an `objekt_id` that is not a listing of the office. */
+export async function listSocialMessages(
+  deps: Pick<AppDeps, "db">,
+  officeId: string,
+  q: SocialMessageQuery,
+): Promise<{ items: SocialEntryRow[]; total: number }> {
+  let listingId: string | undefined;
+  if (q.objekt_id !== undefined) {
+    listingId = idOrNotFound(q.objekt_id);
+    if (!(await officeListingIds(deps.db.kysely, officeId, [listingId])).has(listingId)) {
+      throw new AppError("not_found");
+    }
+  }
+  const { rows, total } = await listSocialEntries(
+    deps.db,
+    officeId,
+    { listingId, netz: q.netz, art: q.art },
+    {
+      limit: q.page_size,
+      offset: (q.page - 1) * q.page_size,
+    },
+  );
+  return { items: rows, total };
+}
