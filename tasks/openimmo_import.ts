@@ -1,5 +1,153 @@
-/** `deno task openimmo:import <file.xml|zip> --office <id>` (filled by the OpenImmo work package). */
-if (import.meta.main) {
-  console.error("openimmo:import is not built yet");
-  Deno.exit(2);
+/**
+ * `deno task openimmo:import <file.xml|zip> --office <id|name> [--publish] [--dry-run] [--strict]`: creates or
+ * updates the office's listings from an OpenImmo stock file, keyed by `objektnr_extern` (see
+ * `catalogue/openimmo_import.ts` for the rules), in one transaction.
+ *
+ * Exit codes: 0 imported (possibly with invalid objects, which are skipped and listed), 1 the file is broken or the
+ * import failed (nothing changed; with `--strict` also when any object is invalid), 2 usage error, unreadable file
+ * or unknown office.
+ */
+import { parseArgs } from "node:util";
+import { basename } from "node:path";
+import type { Db } from "../db/connection.ts";
+import { migrate } from "../db/migrate.ts";
+import { findOffice } from "../db/offices.ts";
+import { AppError } from "../errors.ts";
+import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import.ts";
+import { openConfiguredDb } from "./open.ts";
+import { progressBar } from "./progress.ts";
+
+const USAGE =
+  "usage: deno task openimmo:import <file.xml|zip> --office <id|name> [--publish] [--dry-run] [--strict]";
+
+/** What the task needs from its surroundings; tests pass their own database and output. */
+export interface OpenImmoTaskDeps {
+  /** Opens the database (default: the configured one). It is closed at the end. */
+  open?: () => Promise<Db>;
+  /** Receives each line of the report (default: stdout). */
+  out?: (line: string) => void;
+  /** Receives error messages (default: stderr). */
+  err?: (line: string) => void;
+  /** Whether to draw a progress bar on stderr (default true). */
+  progress?: boolean;
 }
+
+interface Args {
+  file: string;
+  office: string;
+  publish: boolean;
+  dryRun: boolean;
+  strict: boolean;
+}
+
+/** Runs the import described by `args` and returns the exit code (0 ok, 1 broken file or failed, 2 usage). */
+export async function main(args: string[], deps: OpenImmoTaskDeps = {}): Promise<number> {
+  const out = deps.out ?? ((l: string) => console.log(l));
+  const err = deps.err ?? ((l: string) => console.error(l));
+  const parsed = parseCli(args);
+  if (typeof parsed === "string") return fail(err, parsed, 2);
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(parsed.file);
+  } catch (e) {
+    return fail(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
+  }
+  const db = await (deps.open ?? openConfiguredDb)();
+  try {
+    await migrate(db);
+    const office = await findOffice(db, parsed.office);
+    if (!office) return fail(err, `no office "${parsed.office}" (give its id or exact name)`, 2);
+    out(`importing ${basename(parsed.file)} into office ${office.name} (${office.id})`);
+    const summary = await run(db, office.id, bytes, parsed, deps.progress ?? true);
+    for (const line of reportLines(summary)) out(line);
+    if (parsed.strict && summary.invalid.length > 0) {
+      return fail(err, "--strict: invalid objects, nothing was imported", 1);
+    }
+    return 0;
+  } catch (e) {
+    const broken = e instanceof AppError && e.code === "invalid_request";
+    return fail(err, `${broken ? "broken file" : "import failed"}, nothing changed: ${message(e)}`, 1);
+  } finally {
+    await db.close();
+  }
+}
+
+function parseCli(argv: string[]): Args | string {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        office: { type: "string" },
+        publish: { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        strict: { type: "boolean" },
+      },
+    }));
+  } catch (e) {
+    return `${(e as Error).message}\n${USAGE}`;
+  }
+  const [file, ...rest] = positionals;
+  if (!file || rest.length > 0 || typeof values.office !== "string" || !values.office.trim()) return USAGE;
+  return {
+    file,
+    office: values.office.trim(),
+    publish: values.publish === true,
+    dryRun: values["dry-run"] === true,
+    strict: values.strict === true,
+  };
+}
+
+async function run(db: Db, officeId: string, bytes: Uint8Array, a: Args, progress: boolean) {
+  let bar: ReturnType<typeof progressBar> | undefined;
+  const summary = await importOpenImmo(db, officeId, bytes, {
+    now: new Date(),
+    publish: a.publish,
+    dryRun: a.dryRun,
+    strict: a.strict,
+    onProgress: progress
+      ? (done, total) => {
+        bar ??= progressBar("importing", total);
+        bar.update(done);
+      }
+      : undefined,
+  });
+  bar?.done();
+  return summary;
+}
+
+/** The report of an import, line by line. */
+export function reportLines(s: ImportSummary): string[] {
+  const lines = [
+    `${s.objects} objects read (${s.container}, ${s.encoding})`,
+    `created ${s.created}, updated ${s.updated}, unchanged ${s.unchanged}, withdrawn ${s.withdrawn}, ` +
+    `invalid ${s.invalid.length}`,
+  ];
+  if (s.invalid.length > 0) lines.push("invalid objects (not imported):");
+  for (const i of s.invalid) {
+    lines.push(`  ${i.objektnr_extern ?? "(no objektnr_extern)"} (object ${i.position}): ${i.reason}`);
+  }
+  if (s.not_published.length > 0) lines.push("left as drafts (missing fields for publication):");
+  for (const n of s.not_published) lines.push(`  ${n.objektnr_extern}: ${n.missing.join(", ")}`);
+  if (s.unmapped.length > 0) lines.push("unmapped elements (imported without them):");
+  for (const u of s.unmapped) {
+    const more = u.objects > u.objektnr_extern.length ? ", …" : "";
+    const n = `${u.objects} ${u.objects === 1 ? "object" : "objects"}`;
+    lines.push(`  ${u.element} (${n}: ${u.objektnr_extern.join(", ")}${more})`);
+  }
+  if (!s.committed) lines.push("nothing was written");
+  return lines;
+}
+
+function message(e: unknown): string {
+  return e instanceof AppError ? e.detail ?? e.code : (e as Error)?.message ?? String(e);
+}
+
+function fail(err: (line: string) => void, text: string, code: number): number {
+  err(text);
+  return code;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

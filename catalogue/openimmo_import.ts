@@ -1,0 +1,251 @@
+/**
+ * Importing an OpenImmo stock file into one office: objects are keyed by `objektnr_extern` (created, updated,
+ * withdrawn on `aktion aktionart="DELETE"`), all in ONE transaction. A broken file changes nothing
+ * (`invalid_request`); invalid objects are skipped and reported while the valid ones are imported (with `strict`
+ * any invalid object rolls everything back). New listings are drafts, or published with `publish` when they have
+ * every field publication needs; existing listings keep their status (a published one stays published, and an
+ * update that would leave it without a field publication needs is refused for that object). Mapped fields the file
+ * leaves out are cleared: the file describes the whole object. Shared by `deno task openimmo:import` and the
+ * provider tool `import_openimmo`.
+ */
+import { z } from "zod";
+import type { Db } from "../db/connection.ts";
+import type { ListingColumns } from "../db/listings.ts";
+import {
+  findByExternalNumber,
+  type ImportedRow,
+  insertImported,
+  lockOfficeImport,
+  referenceTaken,
+  updateImported,
+} from "../db/openimmo.ts";
+import { setStockStatus } from "../db/stock.ts";
+import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
+import { missingForPublication, STOCK_STATUSES } from "./stock.ts";
+
+/** How to import. */
+export interface ImportOptions {
+  /** Publish new listings (and drafts) that have every field publication needs. */
+  publish?: boolean;
+  /** Do everything, report it, then roll back. */
+  dryRun?: boolean;
+  /** Roll everything back when any object is invalid. */
+  strict?: boolean;
+  /** The time written as `created_at`/`updated_at`/`published_at`. */
+  now: Date;
+  /** Called after each object with the number done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** How many object numbers an unmapped element names at most. */
+const UNMAPPED_NUMBERS = 10;
+
+/** What happened to one object. */
+export const IMPORT_RESULTS = ["created", "updated", "unchanged", "withdrawn"] as const;
+
+/** The summary of an import (also the output of the `import_openimmo` tool). */
+export const importSummarySchema = z.object({
+  objects: z.number().int().describe("Number of <immobilie> elements in the file."),
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  withdrawn: z.number().int(),
+  invalid: z.array(z.object({
+    objektnr_extern: z.string().nullable(),
+    position: z.number().int().describe("1-based position of the <immobilie> in the file."),
+    reason: z.string(),
+  })).describe("Objects not imported, with their number and the reason."),
+  unmapped: z.array(z.object({
+    element: z.string().describe("Path below <immobilie>, e.g. ausstattung or geo/strasse."),
+    objects: z.number().int().describe("Number of imported objects that had it."),
+    objektnr_extern: z.array(z.string()).describe(`The first ${UNMAPPED_NUMBERS} of those objects' numbers.`),
+  })).describe("Elements not mapped to listing fields (the objects were imported without them)."),
+  not_published: z.array(z.object({ objektnr_extern: z.string(), missing: z.array(z.string()) }))
+    .describe("With publish: new or draft listings left as drafts because fields are missing."),
+  listings: z.array(z.object({
+    objektnr_extern: z.string(),
+    id: z.string(),
+    result: z.enum(IMPORT_RESULTS),
+    status: z.enum(STOCK_STATUSES),
+  })).describe("Each imported object's listing, in file order."),
+  committed: z.boolean().describe(
+    "false for a dry run or a strict import with invalid objects: nothing written.",
+  ),
+  encoding: z.string(),
+  container: z.enum(["xml", "zip"]),
+});
+
+/** The summary of an import. */
+export type ImportSummary = z.infer<typeof importSummarySchema>;
+
+/** Thrown inside the transaction to roll it back while keeping the summary. */
+class Rollback extends Error {}
+
+/**
+ * Imports OpenImmo `bytes` (XML or zip) into office `officeId` in one transaction; a broken file throws
+ * `invalid_request` before anything is written. Returns the summary; `committed` says whether it was written.
+ */
+export async function importOpenImmo(
+  db: Db,
+  officeId: string,
+  bytes: Uint8Array,
+  opts: ImportOptions,
+): Promise<ImportSummary> {
+  const file = readOpenImmo(bytes);
+  const summary = emptySummary(file);
+  try {
+    await db.kysely.transaction().execute(async (tx) => {
+      await lockOfficeImport(tx, officeId);
+      const seen = new Set<string>();
+      for (const [i, o] of file.objects.entries()) {
+        await importObject(tx, officeId, o, seen, summary, opts);
+        opts.onProgress?.(i + 1, file.objects.length);
+      }
+      if (opts.dryRun || (opts.strict && summary.invalid.length > 0)) throw new Rollback();
+    });
+    summary.committed = true;
+  } catch (e) {
+    if (!(e instanceof Rollback)) throw e;
+  }
+  summary.unmapped = unmappedOf(file.objects, summary);
+  return summary;
+}
+
+function emptySummary(file: OpenImmoFile): ImportSummary {
+  return {
+    objects: file.objects.length,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    withdrawn: 0,
+    invalid: [],
+    unmapped: [],
+    not_published: [],
+    listings: [],
+    committed: false,
+    encoding: file.encoding,
+    container: file.container,
+  };
+}
+
+type Tx = Parameters<typeof findByExternalNumber>[0];
+
+async function importObject(
+  tx: Tx,
+  officeId: string,
+  o: OpenImmoObject,
+  seen: Set<string>,
+  s: ImportSummary,
+  opts: ImportOptions,
+): Promise<void> {
+  const reject = (reason: string): void => {
+    s.invalid.push({ objektnr_extern: o.number, position: o.position, reason });
+  };
+  if (o.invalid !== undefined || o.number === null) return reject(o.invalid ?? "objektnr_extern is missing");
+  if (seen.has(o.number)) return reject("objektnr_extern appears more than once in the file");
+  seen.add(o.number);
+  const row = await findByExternalNumber(tx, officeId, o.number);
+  if (o.action === "delete") return await withdraw(tx, o.number, row, s, opts.now, reject);
+  const fields = o.fields!;
+  const clash = fields.reference !== null &&
+    await referenceTaken(tx, officeId, fields.reference, row?.id ?? null);
+  if (clash) return reject(`objektnr_intern "${fields.reference}" is the reference of another listing`);
+  if (!row) return await create(tx, officeId, o.number, fields, s, opts);
+  if (row.status === "published" && missingForPublication(fields).length > 0) {
+    return reject(`the published listing would lack: ${missingForPublication(fields).join(", ")}`);
+  }
+  await update(tx, o.number, row, fields, s, opts);
+}
+
+async function withdraw(
+  tx: Tx,
+  number: string,
+  row: ImportedRow | undefined,
+  s: ImportSummary,
+  now: Date,
+  reject: (reason: string) => void,
+): Promise<void> {
+  if (!row) return reject("aktion DELETE: no listing of this office has this objektnr_extern");
+  if (row.status !== "withdrawn") await setStockStatus(tx, row.id, "withdrawn", now);
+  s.withdrawn++;
+  s.listings.push({ objektnr_extern: number, id: row.id, result: "withdrawn", status: "withdrawn" });
+}
+
+async function create(
+  tx: Tx,
+  officeId: string,
+  number: string,
+  fields: ListingColumns,
+  s: ImportSummary,
+  opts: ImportOptions,
+): Promise<void> {
+  const status = publishable(number, fields, s, opts) ? "published" : "draft";
+  const id = await insertImported(tx, officeId, number, fields, status, opts.now);
+  s.created++;
+  s.listings.push({ objektnr_extern: number, id, result: "created", status });
+}
+
+async function update(
+  tx: Tx,
+  number: string,
+  row: ImportedRow,
+  fields: ListingColumns,
+  s: ImportSummary,
+  opts: ImportOptions,
+): Promise<void> {
+  const publish = row.status === "draft" && publishable(number, fields, s, opts);
+  const same = sameColumns(row, fields);
+  if (!same) await updateImported(tx, row.id, fields, opts.now);
+  if (publish) await setStockStatus(tx, row.id, "published", opts.now);
+  const result = same && !publish ? "unchanged" : "updated";
+  s[result]++;
+  s.listings.push({
+    objektnr_extern: number,
+    id: row.id,
+    result,
+    status: publish ? "published" : row.status,
+  });
+}
+
+/** With `publish`: whether the listing can be published; when it cannot, it is named in `not_published`. */
+function publishable(number: string, fields: ListingColumns, s: ImportSummary, opts: ImportOptions): boolean {
+  if (!opts.publish) return false;
+  const missing = missingForPublication(fields);
+  if (missing.length > 0) s.not_published.push({ objektnr_extern: number, missing });
+  return missing.length === 0;
+}
+
+const COLUMNS: ReadonlyArray<keyof ListingColumns> = [
+  "reference",
+  "title",
+  "description",
+  "city",
+  "postal_code",
+  "property_type",
+  "transaction_type",
+  "asked_price",
+  "total_rooms",
+  "square_meters",
+  "latitude",
+  "longitude",
+];
+
+function sameColumns(row: ImportedRow, f: ListingColumns): boolean {
+  return COLUMNS.every((k) => row[k] === f[k]);
+}
+
+/** Unmapped element paths of the imported objects, with the objects that had each, most frequent first. */
+function unmappedOf(objects: OpenImmoObject[], s: ImportSummary): ImportSummary["unmapped"] {
+  const invalid = new Set(s.invalid.map((i) => i.position));
+  const found = new Map<string, string[]>();
+  for (const o of objects) {
+    if (invalid.has(o.position) || o.action === "delete" || o.number === null) continue;
+    for (const p of o.unmapped) found.set(p, [...found.get(p) ?? [], o.number]);
+  }
+  return [...found].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([element, numbers]) => ({
+      element,
+      objects: numbers.length,
+      objektnr_extern: numbers.slice(0, UNMAPPED_NUMBERS),
+    }));
+}
