@@ -66,36 +66,45 @@ export interface ApiKeyWithAccess extends ApiKeyRow {
   officeId: string | null;
 }
 
-/** The key whose hash is `keyHash`, with its owner's role and active office membership, or undefined. */
-export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyWithAccess | undefined> {
-  const r = await db.kysely.selectFrom("api_keys")
-    .innerJoin("users", "users.id", "api_keys.user_id")
-    .leftJoin(
-      "office_memberships as m",
-      (j) => j.onRef("m.user_id", "=", "api_keys.user_id").on("m.ended_at", "is", null),
-    )
-    .select([
-      "api_keys.id",
-      "api_keys.user_id",
-      "api_keys.key_hash",
-      "api_keys.last_used_at",
-      "api_keys.revoked_at",
-      "users.role",
-      "m.office_id",
-    ])
-    .where("api_keys.key_hash", "=", keyHash)
-    .executeTakeFirst();
-  return r
-    ? {
+/**
+ * The keys whose hashes are among `keyHashes` (lower-case hex), each with its owner's role and active office
+ * membership, by hash; one query with one text parameter (the same statement text for any number of hashes).
+ */
+export async function findApiKeysByHashes(
+  db: Db,
+  keyHashes: readonly string[],
+): Promise<Map<string, ApiKeyWithAccess>> {
+  const found = new Map<string, ApiKeyWithAccess>();
+  if (keyHashes.length === 0) return found;
+  const { rows } = await sql<KeyAccessRow>`
+    select k.id, k.user_id, k.key_hash, k.last_used_at, k.revoked_at, u.role, m.office_id
+    from api_keys k
+    join users u on u.id = k.user_id
+    left join office_memberships m on m.user_id = k.user_id and m.ended_at is null
+    where k.key_hash = any(string_to_array(${keyHashes.join(",")}, ','))`.execute(db.kysely);
+  for (const r of rows) {
+    if (found.has(r.key_hash)) continue;
+    found.set(r.key_hash, {
       id: r.id,
       userId: r.user_id,
       keyHash: r.key_hash,
-      lastUsedAt: r.last_used_at,
-      revokedAt: r.revoked_at,
+      lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at),
+      revokedAt: r.revoked_at === null ? null : new Date(r.revoked_at),
       role: r.role,
       officeId: r.office_id ?? null,
-    }
-    : undefined;
+    });
+  }
+  return found;
+}
+
+interface KeyAccessRow {
+  id: string;
+  user_id: string;
+  key_hash: string;
+  last_used_at: Date | string | null;
+  revoked_at: Date | string | null;
+  role: "seeker" | "provider";
+  office_id: string | null;
 }
 
 /**

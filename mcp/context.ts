@@ -2,13 +2,23 @@
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Principal } from "../auth/principal.ts";
 
-/** The `authInfo` handed to the MCP handler for `principal` (the principal rides in `extra`). */
-export function authInfoOf(principal: Principal): AuthInfo {
+/**
+ * The `authInfo` handed to the MCP handler for `principal` (the principal rides in `extra`, and so does the name
+ * of the tool when the request is a single `tools/call`: the server factory then registers only that tool).
+ */
+export function authInfoOf(principal: Principal, calledTool?: string): AuthInfo {
   const clientId = principal.origin.kind === "oauth"
     ? principal.origin.clientId
     : `api_key:${principal.origin.keyId}`;
   // The credential itself is not passed on: nothing below the HTTP layer needs it.
-  return { token: "", clientId, scopes: [principal.right], extra: { principal } };
+  const extra = calledTool === undefined ? { principal } : { principal, calledTool };
+  return { token: "", clientId, scopes: [principal.right], extra };
+}
+
+/** The tool a single `tools/call` request names, as set by {@linkcode authInfoOf}; undefined otherwise. */
+export function calledToolOf(authInfo: AuthInfo | undefined): string | undefined {
+  const name = authInfo?.extra?.calledTool;
+  return typeof name === "string" ? name : undefined;
 }
 
 /** The caller of a tool call or method, as set by {@linkcode authInfoOf}; undefined without authentication. */

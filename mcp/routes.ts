@@ -5,12 +5,12 @@
  * revisions back to 2024-11-05.
  */
 import { Hono } from "hono";
-import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, isJsonContentType, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { authenticateMcp } from "../auth/mcp_auth.ts";
 import type { Right } from "../auth/principal.ts";
 import type { AppDeps, AppEnv } from "../routes/env.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
-import { authInfoOf } from "./context.ts";
+import { authInfoOf, calledToolOf } from "./context.ts";
 import { serverFactoryFor } from "./servers.ts";
 
 /** Path of the MCP endpoint. */
@@ -24,10 +24,11 @@ export function accountCaller(userId: string): string {
 /** The Hono sub-app serving `/mcp`. */
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const onerror = (error: Error) => deps.log.log("debug", "mcp request refused", { error: error.message });
-  const handlers: Record<Right, McpHttpHandler> = {
-    lesen: createMcpHandler(serverFactoryFor(deps, "lesen"), { legacy: "stateless", onerror }),
-    suchen: createMcpHandler(serverFactoryFor(deps, "suchen"), { legacy: "stateless", onerror }),
+  const handler = (right: Right): McpHttpHandler => {
+    const make = serverFactoryFor(deps, right);
+    return createMcpHandler((ctx) => make(calledToolOf(ctx.authInfo)), { legacy: "stateless", onerror });
   };
+  const handlers: Record<Right, McpHttpHandler> = { lesen: handler("lesen"), suchen: handler("suchen") };
   const app = new Hono<AppEnv>();
   app.all(MCP_PATH, async (c) => {
     const auth = await authenticateMcp(deps, c.req.raw);
@@ -41,7 +42,53 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json({ error: "rate_limited" }, 429);
     }
     await auth.recordUse();
-    return await handlers[principal.right].fetch(c.req.raw, { authInfo: authInfoOf(principal) });
+    const { request, parsedBody } = await readJsonBody(c.req.raw);
+    const authInfo = authInfoOf(principal, toolCallName(parsedBody));
+    return await handlers[principal.right].fetch(
+      request,
+      parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
+    );
   });
   return app;
+}
+
+/**
+ * Reads and parses a JSON POST body once, here, and hands it to the SDK as `parsedBody` (the SDK would otherwise
+ * clone the request and read it again), with a body-less copy of the request: the SDK listens to the request's
+ * `signal`, and Deno.serve aborts a signal that was looked at after every response, with a DOMException whose
+ * stack capture cost ~5 % of a tool call (a client that hangs up mid-call no longer cancels the SDK's exchange;
+ * our handlers never watched that signal). Anything else (other methods and media types, an empty body or one
+ * that is not JSON) goes to the SDK untouched, or rebuilt with the same text, so its own answers stay the same.
+ */
+async function readJsonBody(raw: Request): Promise<{ request: Request; parsedBody?: unknown }> {
+  if (raw.method !== "POST" || raw.body === null || !isJsonContentType(raw.headers.get("content-type"))) {
+    return { request: raw };
+  }
+  let text: string;
+  try {
+    text = await raw.text();
+  } catch {
+    return { request: unreadable(raw) };
+  }
+  try {
+    if (text.length > 0) {
+      const parsedBody: unknown = JSON.parse(text);
+      return { request: new Request(raw.url, { method: raw.method, headers: raw.headers }), parsedBody };
+    }
+  } catch { /* not JSON: the SDK answers it */ }
+  return { request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }) };
+}
+
+/** A copy of `raw` whose body fails to read, so the SDK answers an unreadable body as it always does. */
+function unreadable(raw: Request): Request {
+  const body = new ReadableStream({ start: (c) => c.error(new Error("request body unreadable")) });
+  return new Request(raw.url, { method: raw.method, headers: raw.headers, body });
+}
+
+/** The tool a single JSON-RPC `tools/call` request names, else undefined. */
+function toolCallName(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  if (method !== "tools/call" || params === null || typeof params !== "object") return undefined;
+  return typeof params.name === "string" ? params.name : undefined;
 }

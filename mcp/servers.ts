@@ -35,14 +35,23 @@ const PROVIDER_INSTRUCTIONS = [
   "update_property ändert Felder, publish_property veröffentlicht ein Objekt im öffentlichen Katalog, " +
   "withdraw_property zieht es sofort zurück. Anbietername und Kontakt erscheinen nie öffentlich. Mit den " +
   "Werkzeugen für Anfragen und Besichtigungen beantworten Sie Anfragen zu Ihren Objekten und verwalten " +
-  "Besichtigungstermine. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten Angebote.",
+  "Besichtigungstermine. Der Assistent des Dienstes bereitet Antwortentwürfe, Absagen und Objektänderungen " +
+  "vor, die erst mit approve_proposal hinausgehen (list_proposals, get_proposal, edit_and_approve_proposal, " +
+  "discard_proposal). upload_file liest Exposés und Energieausweise (Ergebnis in get_property), " +
+  "list_social_messages zeigt Kommentare und Nachrichten verbundener Seiten, import_openimmo übernimmt eine " +
+  "OpenImmo-Datei in den Bestand. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten " +
+  "Angebote.",
   "Property providers: server for agents and providers who entered listings into this service. You see only " +
   "your own office's stock, enquiries and viewings. Stock: list_properties lists your listings in every status " +
   "(draft, published, withdrawn), get_property returns one listing with every field including reference, " +
   "description and contact, create_property creates a draft, update_property changes fields, publish_property " +
   "publishes a listing in the public catalogue, withdraw_property withdraws it at once. Provider name and " +
   "contact are never public. The enquiry and viewing tools answer enquiries about your listings and manage " +
-  "viewing appointments. Listings with beispiel = true are invented samples, not real offers.",
+  "viewing appointments. The service's agent prepares draft replies, rejections and property changes that go " +
+  "out only with approve_proposal (list_proposals, get_proposal, edit_and_approve_proposal, discard_proposal). " +
+  "upload_file reads brochures and energy certificates (result in get_property), list_social_messages shows " +
+  "comments and messages of connected pages, import_openimmo takes an OpenImmo file into your stock. Listings " +
+  "with beispiel = true are invented samples, not real offers.",
 ].join("\n\n");
 
 const SEEKER_INSTRUCTIONS = [
@@ -78,26 +87,43 @@ export function seekerTools(deps: AppDeps): ToolSet {
   return tools;
 }
 
-/** A fresh provider server (tools for principals with right `lesen`). */
-export function createProviderServer(deps: AppDeps, tools: ToolSet = providerTools(deps)): McpServer {
+/**
+ * A fresh provider server (tools for principals with right `lesen`). With `calledTool` (the request is a single
+ * `tools/call` of a tool in the set) only that tool is registered: nothing else of the server takes part in the
+ * call, and registering every tool per request cost more than the call itself.
+ */
+export function createProviderServer(
+  deps: AppDeps,
+  tools: ToolSet = providerTools(deps),
+  calledTool?: string,
+): McpServer {
   const server = new McpServer(
     { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
     { instructions: PROVIDER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
-  return withTools(server, tools, deps);
+  return withTools(server, tools, deps, calledTool);
 }
 
-/** A fresh seeker server (tools for principals with right `suchen`). */
-export function createSeekerServer(deps: AppDeps, tools: ToolSet = seekerTools(deps)): McpServer {
+/** A fresh seeker server (tools for principals with right `suchen`); `calledTool` as for the provider server. */
+export function createSeekerServer(
+  deps: AppDeps,
+  tools: ToolSet = seekerTools(deps),
+  calledTool?: string,
+): McpServer {
   const server = new McpServer(
     { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
     { instructions: SEEKER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
-  return withTools(server, tools, deps);
+  return withTools(server, tools, deps, calledTool);
 }
 
-function withTools(server: McpServer, tools: ToolSet, deps: AppDeps): McpServer {
+function withTools(server: McpServer, tools: ToolSet, deps: AppDeps, calledTool?: string): McpServer {
   codedToolErrors(server);
+  const only = calledTool === undefined ? undefined : tools.tools.find((t) => t.spec.name === calledTool);
+  if (only) {
+    registerDeclared(server, only);
+    return server;
+  }
   for (const tool of tools.tools) registerDeclared(server, tool);
   registerEventMethods(server, deps);
   return server;
@@ -116,12 +142,15 @@ function codedToolErrors(server: McpServer): void {
     );
 }
 
-/** The server factory that answers callers holding `right`. */
-export function serverFactoryFor(deps: AppDeps, right: Right): () => McpServer {
+/**
+ * The server factory that answers callers holding `right`; pass the name of the tool when the request is a
+ * single `tools/call` (see {@linkcode createProviderServer}).
+ */
+export function serverFactoryFor(deps: AppDeps, right: Right): (calledTool?: string) => McpServer {
   if (right === "lesen") {
     const tools = providerTools(deps);
-    return () => createProviderServer(deps, tools);
+    return (calledTool) => createProviderServer(deps, tools, calledTool);
   }
   const tools = seekerTools(deps);
-  return () => createSeekerServer(deps, tools);
+  return (calledTool) => createSeekerServer(deps, tools, calledTool);
 }

@@ -35,8 +35,8 @@ export interface DeclaredTool {
   // deno-lint-ignore no-explicit-any
   run: (args: any, principal: Principal) => Promise<ToolAnswer<unknown>>;
   deps: AppDeps;
-  /** JSON Schemas the SDK derived from the zod schemas, kept after the first registration (see below). */
-  json?: { input: unknown; output: unknown };
+  /** The SDK's record of the tool from its first registration, shared by later servers (see below). */
+  shared?: { registered: object; inputJson: unknown };
 }
 
 /**
@@ -66,6 +66,7 @@ export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
 
 /** Registers a declared tool on `server`; domain errors become `isError` results with their code. */
 export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
+  if (adoptShared(server, tool)) return;
   const { spec, run, deps } = tool;
   const registered = server.registerTool(
     spec.name,
@@ -92,34 +93,44 @@ export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
       // deno-lint-ignore no-explicit-any
     }) as any,
   );
-  reuseJsonSchemas(server, registered, tool);
+  share(server, registered, tool);
 }
 
-/** The SDK internals that memoise a tool's JSON Schemas, per server instance. */
-interface SchemaMemo {
-  toolInputSchemaJson?: (name: string) => unknown;
+/** The SDK internals (McpServer of SDK 2.4) through which a registration is shared between servers. */
+interface ToolRegistry {
+  _registeredTools?: Record<string, object>;
   _toolInputSchemaJson?: Record<string, unknown>;
+  setToolRequestHandlers?: () => void;
+  toolInputSchemaJson?: (name: string) => unknown;
 }
 
 /**
- * The SDK converts a tool's zod schemas to JSON Schema on each new server instance (for `tools/list` and for
- * every `tools/call` result), and our servers are built per request. The conversion of one tool is the same every
- * time, so it is done once and handed to later instances through the SDK's own memo fields (SDK 2.4; when those
- * fields are absent the SDK simply converts again).
+ * Our servers are built per request. `registerTool` makes a new record per server (closures, a fresh JSON Schema
+ * conversion of the zod schemas for `tools/list` and every `tools/call` result), which cost ~50 µs per tool and
+ * request, mostly garbage collection. The record depends only on the declaration, so the first one is kept and
+ * later servers take it over through the SDK's own registry fields (the tools/list and tools/call handlers read
+ * only from there). Its update/remove closures still point at the first server: we never call them. When the
+ * fields are absent (another SDK version) every server simply registers the tool itself.
  */
-function reuseJsonSchemas(
-  server: McpServer,
-  registered: { outputSchemaJson?: unknown },
-  tool: DeclaredTool,
-): void {
-  const memo = server as unknown as SchemaMemo;
-  if (typeof memo.toolInputSchemaJson !== "function" || !memo._toolInputSchemaJson) return;
-  if (tool.json) {
-    memo._toolInputSchemaJson[tool.spec.name] = tool.json.input;
-    registered.outputSchemaJson = tool.json.output;
-    return;
+function share(server: McpServer, registered: { outputSchemaJson?: unknown }, tool: DeclaredTool): void {
+  const registry = server as unknown as ToolRegistry;
+  if (typeof registry.toolInputSchemaJson !== "function" || !registry._toolInputSchemaJson) return;
+  void registered.outputSchemaJson; // converted once here; the getter memoises it on the shared record
+  tool.shared = { registered, inputJson: registry.toolInputSchemaJson(tool.spec.name) };
+}
+
+function adoptShared(server: McpServer, tool: DeclaredTool): boolean {
+  const registry = server as unknown as ToolRegistry;
+  const { _registeredTools: tools, _toolInputSchemaJson: inputJson } = registry;
+  if (!tool.shared || !tools || !inputJson || typeof registry.setToolRequestHandlers !== "function") {
+    return false;
   }
-  tool.json = { input: memo.toolInputSchemaJson(tool.spec.name), output: registered.outputSchemaJson };
+  const name = tool.spec.name;
+  if (Object.hasOwn(tools, name)) throw new Error(`Tool ${name} is already registered`);
+  tools[name] = tool.shared.registered;
+  inputJson[name] = tool.shared.inputJson;
+  registry.setToolRequestHandlers();
+  return true;
 }
 
 /** Annotations of a tool that only reads. */
