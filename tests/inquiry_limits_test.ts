@@ -198,7 +198,7 @@ Deno.test("concurrency: 10 enquiries of one person at once, exactly 5 succeed", 
   assert.deepEqual(await counts(), {
     inquiries: before.inquiries + 5,
     messages: before.messages + 5,
-    outbox: before.outbox + 5,
+    outbox: before.outbox + 10, // inquiry.received and the agent's proposal.pending each
   });
 });
 

@@ -177,19 +177,30 @@ export function initializeRequest(version: string, id = 1): unknown {
 
 /** The tools of the provider server named by the issue, sorted. */
 export const PROVIDER_TOOLS = [
+  "approve_proposal",
   "cancel_viewing_slot",
   "create_property",
   "create_viewing_slots",
+  "discard_proposal",
+  "edit_and_approve_proposal",
   "get_inquiry",
   "get_property",
+  "get_proposal",
+  "import_openimmo",
+  "list_files",
   "list_inquiries",
   "list_properties",
+  "list_proposals",
+  "list_social_messages",
   "list_viewings",
   "move_viewing_slot",
   "publish_property",
   "reject_inquiry",
   "reply_to_inquiry",
+  "reserve_property",
+  "set_proposal_template",
   "update_property",
+  "upload_file",
   "withdraw_property",
 ];
 

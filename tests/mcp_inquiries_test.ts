@@ -72,7 +72,9 @@ async function outboxIds(): Promise<Set<string>> {
 
 /** Outbox rows written since `before`. */
 async function newRows(before: Set<string>): Promise<OutboxRow[]> {
-  return (await listOutbox(db, { limit: 10_000 })).filter((r) => !before.has(r.id));
+  return (await listOutbox(db, { limit: 10_000 })).filter((r) =>
+    !before.has(r.id) && r.name !== "proposal.pending"
+  );
 }
 
 /** What one triggering action must have written into the outbox. */
