@@ -21,7 +21,7 @@ import {
 } from "../db/openimmo.ts";
 import { setStockStatus } from "../db/stock.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
-import { missingForPublication, STOCK_STATUSES } from "./stock.ts";
+import { COLUMN_KEYS, missingForPublication, STOCK_STATUSES } from "./stock.ts";
 
 /** How to import. */
 export interface ImportOptions {
@@ -215,23 +215,8 @@ function publishable(number: string, fields: ListingColumns, s: ImportSummary, o
   return missing.length === 0;
 }
 
-const COLUMNS: ReadonlyArray<keyof ListingColumns> = [
-  "reference",
-  "title",
-  "description",
-  "city",
-  "postal_code",
-  "property_type",
-  "transaction_type",
-  "asked_price",
-  "total_rooms",
-  "square_meters",
-  "latitude",
-  "longitude",
-];
-
 function sameColumns(row: ImportedRow, f: ListingColumns): boolean {
-  return COLUMNS.every((k) => row[k] === f[k]);
+  return COLUMN_KEYS.every((k) => row[k] === f[k]);
 }
 
 /** Unmapped element paths of the imported objects, with the objects that had each, most frequent first. */

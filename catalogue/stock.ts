@@ -322,7 +322,8 @@ async function lockedListingIn(
   return stockView(await change(found));
 }
 
-const COLUMN_KEYS = [
+/** The listing columns a provider writes (spec 2.1 fields plus reference and description), in one order. */
+export const COLUMN_KEYS = [
   "reference",
   "title",
   "description",

@@ -18,23 +18,14 @@ import {
   freePort,
   preparePeople,
   recordInquiries,
-  ROOT,
+  runDeno,
   serviceDb,
 } from "./service_process.ts";
 import { startReceiver } from "./webhook_receiver.ts";
 
 /** Runs `deno task events:log <args>` (the deno.json entry, with its permissions). */
 async function eventsLog(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "events:log", ...args],
-    cwd: ROOT,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  return await runDeno(["task", "events:log", ...args], env);
 }
 
 /** What `--json` prints for `rows`. */

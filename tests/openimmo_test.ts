@@ -15,7 +15,7 @@ import { insertImported } from "../db/openimmo.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { testApp } from "./helpers.ts";
 import { connectClient, type ConnectedClient } from "./mcp_helpers.ts";
-import { ROOT, type ServiceDb, serviceDb } from "./service_process.ts";
+import { runDeno, type ServiceDb, serviceDb } from "./service_process.ts";
 import { main } from "../tasks/openimmo_import.ts";
 
 const FIXTURES = new URL("./fixtures/openimmo/", import.meta.url);
@@ -27,16 +27,7 @@ type Json = any;
 
 /** Runs `deno task openimmo:import <args>` (the deno.json entry, with its permissions) against `env`'s database. */
 async function importTask(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "openimmo:import", ...args],
-    cwd: ROOT,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  return await runDeno(["task", "openimmo:import", ...args], env);
 }
 
 /** Output of an import run. */

@@ -166,14 +166,13 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   }
 }
 
-/** Runs an operator task (`tasks/<file>`) with `args` and `env`; returns exit code, stdout and stderr. */
-export async function runTask(
-  file: string,
+/** Runs `deno <args>` in the repository with `env`; returns exit code, stdout and stderr. */
+export async function runDeno(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `tasks/${file}`, ...args],
+    args,
     cwd: ROOT,
     env,
     stdin: "null",
@@ -182,6 +181,15 @@ export async function runTask(
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Runs an operator task (`tasks/<file>`) with `args` and `env`; returns exit code, stdout and stderr. */
+export async function runTask(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return await runDeno(["run", "-A", `tasks/${file}`, ...args], env);
 }
 
 /** A provider with an office and a listing, and an app she connected (consent with scope lesen). */

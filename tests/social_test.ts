@@ -24,7 +24,7 @@ import {
   until,
 } from "./events_support.ts";
 import { request, testApp } from "./helpers.ts";
-import { ROOT, serviceDb, withDb } from "./service_process.ts";
+import { runDeno, serviceDb, withDb } from "./service_process.ts";
 
 const APP_SECRET = "test-app-secret-0123456789abcdef";
 const VERIFY_TOKEN = "test-verify-token-0123456789";
@@ -392,18 +392,7 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
         sdb,
         async (d) => [await ensureOffice(d, "Büro A"), await ensureOffice(d, "Büro B")],
       );
-      const task = async (...args: string[]) => {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: ["task", "-q", "social:connect", ...args],
-          cwd: ROOT,
-          env: sdb.env,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const dec = new TextDecoder();
-        return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-      };
+      const task = (...args: string[]) => runDeno(["task", "-q", "social:connect", ...args], sdb.env);
       const bad: string[][] = [
         ["--netz", "facebook", "--page", "555"],
         ["--office", a!, "--netz", "twitter", "--page", "555"],
