@@ -83,10 +83,56 @@ export async function claimAttempt(
   attempt: number,
   machine: { now: Date; leaseUntil: Date },
 ): Promise<ClaimedAttempt | undefined> {
+  return (await claimAttempts(db, [id], attempt, machine))[0];
+}
+
+/**
+ * Claims attempt `attempt` of each delivery in `ids` in ONE statement (same rule as {@linkcode claimAttempt});
+ * returns the claimed ones with their event, subscription and access facts, in no particular order.
+ */
+export async function claimAttempts(
+  db: Db,
+  ids: readonly string[],
+  attempt: number,
+  machine: { now: Date; leaseUntil: Date },
+): Promise<ClaimedAttempt[]> {
+  return await claimWhere(
+    db,
+    ids,
+    attempt,
+    machine.leaseUntil,
+    sql`(state = 'pending' or (state = 'sending' and lease_until < ${machine.now}))`,
+  );
+}
+
+/**
+ * Re-claims an attempt this sender claimed earlier (`heldUntil` = the lease it got) but has not sent yet: extends
+ * the lease and reads the access facts afresh, only while that lease still holds. Undefined when it ran out (the
+ * sweep may have handed the attempt to another sender): this sender must then not send it.
+ */
+export async function reclaimAttempt(
+  db: Db,
+  c: { deliveryId: string; attempt: number },
+  heldUntil: Date,
+  machine: { now: Date; leaseUntil: Date },
+): Promise<ClaimedAttempt | undefined> {
+  if (heldUntil <= machine.now) return undefined;
+  const cond = sql`state = 'sending' and lease_until = ${heldUntil}`;
+  return (await claimWhere(db, [c.deliveryId], c.attempt, machine.leaseUntil, cond))[0];
+}
+
+async function claimWhere(
+  db: Db,
+  ids: readonly string[],
+  attempt: number,
+  leaseUntil: Date,
+  claimable: ReturnType<typeof sql>,
+): Promise<ClaimedAttempt[]> {
+  if (ids.length === 0) return [];
   const r = await sql<Record<string, unknown>>`with c as (
-      update event_deliveries set state = 'sending', lease_until = ${machine.leaseUntil}
-      where id = ${id}::uuid and next_attempt = ${attempt}
-        and (state = 'pending' or (state = 'sending' and lease_until < ${machine.now}))
+      update event_deliveries set state = 'sending', lease_until = ${leaseUntil}
+      where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb))
+        and next_attempt = ${attempt} and ${claimable}
       returning id, outbox_id, subscription_id)
     select c.id as delivery_id, o.id as outbox_id, o.name as event_name, o.data, o.created_at as event_at,
       s.id as subscription_id, s.user_id, s.client_id, s.server, s.office_id, s.url, s.secret_enc,
@@ -101,8 +147,10 @@ export async function claimAttempt(
     from c join event_outbox o on o.id = c.outbox_id
       join event_subscriptions s on s.id = c.subscription_id
       left join users u on u.id = s.user_id`.execute(db.kysely);
-  const row = r.rows[0];
-  if (!row) return undefined;
+  return r.rows.map((row) => claimedOf(row, attempt));
+}
+
+function claimedOf(row: Record<string, unknown>, attempt: number): ClaimedAttempt {
   const date = (v: unknown) => (v ? new Date(v as string) : null);
   return {
     deliveryId: row.delivery_id as string,
@@ -147,29 +195,50 @@ export interface AttemptRecord {
 
 /** Logs the attempt and moves the delivery on (next attempt pending, or finished), in one transaction. */
 export async function recordAttempt(db: Db, a: AttemptRecord): Promise<void> {
-  const retry = a.outcome === "retry";
-  const state = retry
-    ? "pending"
-    : a.outcome === "delivered"
-    ? "delivered"
-    : a.outcome === "dropped"
-    ? "dropped"
-    : "failed";
-  const finished = new Date(a.startedAt.getTime() + a.durationMs);
-  // One statement: the log line and the delivery's next state commit together.
-  await sql`with logged as (
+  await recordAttempts(db, [a]);
+}
+
+function stateAfter(outcome: AttemptOutcome): string {
+  if (outcome === "retry") return "pending";
+  return outcome === "delivered" || outcome === "dropped" ? outcome : "failed";
+}
+
+/**
+ * Logs many attempts (of distinct deliveries) and moves each delivery on, in ONE statement: every log row
+ * commits together with its delivery's next state, all or none.
+ */
+export async function recordAttempts(db: Db, records: readonly AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map((a) => {
+    const retry = a.outcome === "retry";
+    return {
+      d: a.deliveryId,
+      n: a.attempt,
+      started: a.startedAt.toISOString(),
+      ms: Math.round(a.durationMs),
+      status: a.status,
+      err: a.errorClass,
+      outcome: a.outcome,
+      state: stateAfter(a.outcome),
+      next_at: retry ? (a.nextAt ?? a.startedAt).toISOString() : null,
+      finished: retry ? null : new Date(a.startedAt.getTime() + a.durationMs).toISOString(),
+    };
+  });
+  await sql`with x as (
+      select * from jsonb_to_recordset(${
+    JSON.stringify(rows)
+  }::text::jsonb) as x(d uuid, n int, started timestamptz,
+        ms int, status int, err text, outcome text, state text, next_at timestamptz, finished timestamptz)),
+    logged as (
       insert into event_delivery_attempts
         (delivery_id, attempt, started_at, duration_ms, status, error_class, outcome)
-      values (${a.deliveryId}::uuid, ${a.attempt}, ${a.startedAt}, ${Math.round(a.durationMs)}, ${a.status},
-        ${a.errorClass}, ${a.outcome})
+      select d, n, started, ms, status, err, outcome from x
       returning delivery_id)
-    update event_deliveries set state = ${state}, lease_until = null,
-      next_attempt = case when ${retry} then ${a.attempt + 1}::int else next_attempt end,
-      next_attempt_at = case when ${retry} then ${
-    a.nextAt ?? a.startedAt
-  }::timestamptz else next_attempt_at end,
-      finished_at = case when ${retry} then null else ${finished}::timestamptz end
-    where id = (select delivery_id from logged)`.execute(db.kysely);
+    update event_deliveries e set state = x.state, lease_until = null,
+      next_attempt = case when x.outcome = 'retry' then x.n + 1 else e.next_attempt end,
+      next_attempt_at = case when x.outcome = 'retry' then x.next_at else e.next_attempt_at end,
+      finished_at = x.finished
+    from x where e.id = x.d and e.id in (select delivery_id from logged)`.execute(db.kysely);
 }
 
 /**

@@ -57,6 +57,8 @@ const BLOCKED_V6 = [
 ].map((c) => ipaddr.IPv6.parseCIDR(c));
 
 const GLOBAL_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
+/** Only digits and dots: a cheap test before ipaddr's four-part check (which is slow on other text). */
+const DOTTED = /^[0-9.]+$/;
 
 /**
  * Checks the text of a webhook address: a string of at most 2048 characters, a valid WHATWG URL, scheme `https:`,
@@ -85,7 +87,7 @@ export function parseWebhookUrl(raw: unknown): { ok: true; url: URL } | { ok: fa
  * read the WHATWG way (ipaddr.js reads `::1.2.3.4` as IPv4-mapped). `null` when it is not an address.
  */
 function parseIp(text: string): Addr | null {
-  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  if (DOTTED.test(text) && ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
   if (!text.includes(":") || text.includes("%") || text.includes("[")) return null;
   try {
     const host = new URL(`https://[${text}]/`).hostname;
@@ -139,7 +141,7 @@ function addressAllowed(ip: string, url: URL, policy: AddressPolicy): boolean {
 /** The IP literal in a URL host (`[::1]` → `::1`, `127.0.0.1`), or null when the host is a name. */
 function ipLiteral(hostname: string): string | null {
   if (hostname.startsWith("[") && hostname.endsWith("]")) return hostname.slice(1, -1);
-  return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : null;
+  return DOTTED.test(hostname) && ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : null;
 }
 
 /**

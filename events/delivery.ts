@@ -5,15 +5,20 @@
  * re-drives anything a crash or a lost message left behind, and the owed `terminated` control messages.
  */
 import { rightOfRole } from "../auth/principal.ts";
+import type { Db } from "../db/connection.ts";
 import {
   type AttemptOutcome,
+  type AttemptRecord,
   claimAttempt,
+  claimAttempts,
   type ClaimedAttempt,
   drainOutbox,
   dropOpenDeliveries,
   outboxPending,
   overdueDeliveries,
+  reclaimAttempt,
   recordAttempt,
+  recordAttempts,
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
@@ -38,29 +43,41 @@ const FIRST_BATCH = 100;
 /** Attempts in flight at once in this process. */
 const MAX_IN_FLIGHT = 64;
 
-let inFlight = 0;
-const waiting: Array<() => void> = [];
+/** First-attempt batches claimed and being sent at once (so claimed attempts never wait long for a slot). */
+const MAX_BATCHES = 8;
 
-/** Runs `job` when fewer than {@linkcode MAX_IN_FLIGHT} attempts are running. */
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-  if (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => waiting.push(r));
-  inFlight++;
-  try {
-    return await job();
-  } finally {
-    inFlight--;
-    waiting.shift()?.();
-  }
+/** A runner that lets at most `max` jobs run at once; the others wait in order. */
+function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (job) => {
+    if (running >= max) await new Promise<void>((r) => waiting.push(r));
+    else running++;
+    try {
+      return await job();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
+
+/** Runs an attempt's claim and POST when fewer than {@linkcode MAX_IN_FLIGHT} are running. */
+const limited = limiter(MAX_IN_FLIGHT);
+/** Runs a first-attempt batch when fewer than {@linkcode MAX_BATCHES} are being sent. */
+const batchLimited = limiter(MAX_BATCHES);
 /** A claimed attempt is held this long; a process that dies mid-attempt frees it afterwards. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
+/** A claim older than this when its slot comes is renewed (and its access facts re-read) before sending. */
+const FRESH_CLAIM_MS = 1_000;
 
 /** Starts this process's delivery: the KV queue listener and the periodic sweep. Returns a stopper. */
 export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
   return listen(deps, {
     drain: () => drain(deps),
-    attempt: (d, n) => limited(() => attempt(deps, d, n)),
-    first: (ds) => Promise.all(ds.map((d) => limited(() => attempt(deps, d, 1)))),
+    attempt: (d, n) => attempt(deps, d, n),
+    first: (ds) => firstAttempts(deps, ds),
     terminate: () => sendTerminations(deps),
     document: (id) => processDocument(deps, id),
     sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
@@ -117,18 +134,70 @@ export async function attempt(
   deliveryId: string,
   n: number,
 ): Promise<AttemptOutcome | undefined> {
-  const startedAt = new Date();
-  const claimed = await claimAttempt(deps.db, deliveryId, n, {
-    now: startedAt,
-    leaseUntil: new Date(startedAt.getTime() + LEASE_MS),
+  const sent = await limited(async () => {
+    const claimed = await claimAttempt(deps.db, deliveryId, n, leaseFrom(new Date()));
+    return claimed ? await send(deps, claimed) : undefined;
   });
-  if (!claimed) return undefined;
+  return sent ? await finish(deps, sent) : undefined;
+}
+
+/**
+ * Makes attempt 1 of every delivery in `ids` still due: claims them all in one statement, then sends each as a
+ * slot frees up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once; recording happens outside the slot; at most
+ * {@linkcode MAX_BATCHES} batches claimed at once). An attempt that waited longer than {@linkcode FRESH_CLAIM_MS}
+ * for its slot is re-claimed first (fresh access facts, longer lease) or, when its lease ran out, left to the sweep.
+ */
+export async function firstAttempts(
+  deps: AppDeps,
+  ids: string[],
+): Promise<Array<AttemptOutcome | undefined>> {
+  const finished: Array<Promise<AttemptOutcome | undefined>> = [];
+  await batchLimited(async () => {
+    const lease = leaseFrom(new Date());
+    const claimed = await claimAttempts(deps.db, ids, 1, lease);
+    const claimedAt = Date.now();
+    const sending = claimed.map((c) =>
+      limited(async () => {
+        const now = new Date();
+        const fresh = now.getTime() - claimedAt <= FRESH_CLAIM_MS &&
+          lease.leaseUntil.getTime() - now.getTime() > ATTEMPT_TIMEOUT_MS + 1_000;
+        if (fresh) return await send(deps, c);
+        const again = await reclaimAttempt(deps.db, c, lease.leaseUntil, leaseFrom(now));
+        return again ? await send(deps, again) : undefined;
+      })
+    );
+    // Each attempt is recorded as soon as it was sent; the batch's turn ends when all were sent.
+    for (const s of sending) finished.push(s.then((sent) => sent ? finish(deps, sent) : undefined));
+    await Promise.allSettled(sending);
+  });
+  return await Promise.all(finished);
+}
+
+/** The lease of an attempt claimed at `now` (machine time). */
+function leaseFrom(now: Date): { now: Date; leaseUntil: Date } {
+  return { now, leaseUntil: new Date(now.getTime() + LEASE_MS) };
+}
+
+/** A claimed attempt after its access check: held back, or sent with this result. */
+type Sent = { claimed: ClaimedAttempt; startedAt: Date } & ({ hold: Hold } | { result: PostOutcome });
+
+/** Checks access right before the attempt, then signs and POSTs it (unless held back). */
+async function send(deps: AppDeps, claimed: ClaimedAttempt): Promise<Sent> {
+  const startedAt = new Date();
   const hold = holdOf(claimed, nowOf(deps));
-  if (hold) return await holdAttempt(deps, claimed, hold, startedAt);
-  const result = await post(deps, claimed);
+  if (hold) return { claimed, startedAt, hold };
+  return { claimed, startedAt, result: await post(deps, claimed) };
+}
+
+/** Classifies and records a sent attempt (or the hold), then ends the subscription or schedules a retry. */
+async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
+  const { claimed, startedAt } = sent;
+  if ("hold" in sent) return await holdAttempt(deps, claimed, sent.hold, startedAt);
+  const { deliveryId, attempt: n } = claimed;
+  const result = sent.result;
   const outcome = classify(result, n, deps.config.retryDelaysMs.length);
   const delay = outcome === "retry" ? retryDelay(deps.config.retryDelaysMs, n) : 0;
-  await recordAttempt(deps.db, {
+  await recorderOf(deps.db).add({
     deliveryId,
     attempt: n,
     startedAt,
@@ -145,6 +214,53 @@ export async function attempt(
   if (outcome === "gone") await endForGone(deps, claimed);
   if (outcome === "retry") await eventRuntime(deps).enqueue({ t: "attempt", d: deliveryId, n: n + 1 }, delay);
   return outcome;
+}
+
+/** Records wait at most this long for companions before they are written. */
+const FLUSH_MS = 5;
+/** A batch of records is written at once when it reaches this size. */
+const FLUSH_AT = 50;
+
+/**
+ * Collects attempt records and writes them in few statements ({@linkcode recordAttempts}: each log row with its
+ * delivery's state); `add` resolves once its record committed. A failed batch is retried record by record.
+ */
+class Recorder {
+  #db: Db;
+  #batch: { records: AttemptRecord[]; done: PromiseWithResolvers<void> } | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  add(record: AttemptRecord): Promise<void> {
+    const batch = this.#batch ??= { records: [], done: Promise.withResolvers<void>() };
+    batch.records.push(record);
+    if (batch.records.length >= FLUSH_AT) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), FLUSH_MS);
+    return batch.done.promise;
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (!batch) return;
+    recordAttempts(this.#db, batch.records)
+      .catch(() => Promise.all(batch.records.map((r) => recordAttempt(this.#db, r))))
+      .then(() => batch.done.resolve(), batch.done.reject);
+  }
+}
+
+const recorders = new WeakMap<Db, Recorder>();
+
+/** The record batcher of database `db`. */
+function recorderOf(db: Db): Recorder {
+  let r = recorders.get(db);
+  if (!r) recorders.set(db, r = new Recorder(db));
+  return r;
 }
 
 /** Records a dropped attempt, revoking the subscription (and owing a `terminated` message) when access is gone. */

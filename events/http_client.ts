@@ -1,13 +1,11 @@
 /**
- * One webhook POST to a vetted, pinned address. Every call re-runs {@linkcode vetWebhookUrl} and then connects to the
- * FIRST vetted IP through `node:https` with a `lookup` that can only answer that IP, so a DNS change between the
- * check and the connection cannot move the request (no rebinding). TLS stays end to end and is verified against the
- * URL's host name (SNI and certificate). Connections are kept alive per (host name, port, vetted IP) in a bounded
- * pool. No redirects are followed, the whole attempt is bounded in time, and at most `maxResponseBytes` of the
- * answer are read. `post` never throws: every outcome is a value.
+ * One webhook POST to a vetted, pinned address. Every call re-runs {@linkcode vetWebhookUrl} and then opens a TCP
+ * connection to the FIRST vetted IP itself (`Deno.connect`), so a DNS change between the check and the connection
+ * cannot move the request (no rebinding). TLS (`Deno.startTls`) stays end to end and is verified against the URL's
+ * host name (SNI and certificate). The request is plain HTTP/1.1 written by this module; connections are kept alive
+ * per (host name, port, vetted IP) in a bounded pool. No redirects are followed, the whole attempt is bounded in
+ * time, and at most `maxResponseBytes` of the answer are read. `post` never throws: every outcome is a value.
  */
-import https from "node:https";
-import type { IncomingMessage } from "node:http";
 import { type AddressPolicy, effectivePort, type UrlRefusal, vetWebhookUrl } from "./address.ts";
 
 /** The result of one POST attempt. */
@@ -52,11 +50,13 @@ const MAX_POOLS = 64;
 /** Parallel connections per (host, port, IP). */
 const MAX_SOCKETS_PER_POOL = 16;
 /**
- * Idle kept-alive connections are closed after this long, before common server idle limits (Node's 5 s), so a
- * request rarely meets a connection the receiver is just closing. When it does (error before any answer on a reused
- * connection), Deno's `node:http` sends it again on a new connection itself (covered by a test).
+ * Idle kept-alive connections older than this are closed instead of reused, before common server idle limits
+ * (Node's 5 s), so a request rarely meets a connection the receiver is just closing. When it does (the connection
+ * ends before any byte of an answer), the request is sent once more on a new connection.
  */
 const IDLE_SOCKET_MS = 4_000;
+/** Largest response head (status line and headers) read. */
+const MAX_HEAD_BYTES = 16 * 1024;
 
 type FailureClass = "timeout" | "connection_refused" | "tls_error" | "network";
 
@@ -65,6 +65,7 @@ const TLS_CODES =
 
 /** Maps a connection error to its class (the error's text is not kept: it could hold anything). */
 function classify(err: unknown): FailureClass {
+  if (err instanceof Deno.errors.ConnectionRefused) return "connection_refused";
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === "string" ? e.code : "";
   if (code === "ECONNREFUSED") return "connection_refused";
@@ -73,170 +74,387 @@ function classify(err: unknown): FailureClass {
   return /certificate|handshake|\btls\b|\bssl\b/i.test(message) ? "tls_error" : "network";
 }
 
-/** Keep-alive agents per (host name, port, vetted IP), least recently used first. */
-class AgentPool {
-  #agents = new Map<string, https.Agent>();
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
+}
 
-  get(host: string, port: number, ip: string): https.Agent {
-    const key = `${host}|${port}|${ip}`;
-    const found = this.#agents.get(key);
-    if (found) {
-      this.#agents.delete(key);
-      this.#agents.set(key, found);
-      return found;
+/** Kept-alive connections of one (host, port, IP): the idle ones, how many are in use, who waits for one. */
+interface Slot {
+  idle: Array<{ conn: Deno.TlsConn; since: number }>;
+  busy: number;
+  waiting: Array<() => void>;
+}
+
+/** Connections per (host name, port, vetted IP), at most {@linkcode MAX_SOCKETS_PER_POOL} each, LRU-bounded. */
+class ConnPool {
+  #slots = new Map<string, Slot>();
+  #open = new Set<Deno.TlsConn>();
+  #pruned = 0;
+
+  /** A connection for `key`: a recent idle one (`reused`), else a new one from `open` (unless `fresh`). */
+  async acquire(
+    key: string,
+    open: () => Promise<Deno.TlsConn>,
+    signal: AbortSignal,
+    fresh: boolean,
+  ): Promise<{ slot: Slot; conn: Deno.TlsConn; reused: boolean }> {
+    const slot = this.#slot(key);
+    while (slot.busy >= MAX_SOCKETS_PER_POOL) {
+      if (signal.aborted) throw new DOMException("aborted", "AbortError");
+      await new Promise<void>((r) => {
+        slot.waiting.push(r);
+        signal.addEventListener("abort", () => r(), { once: true });
+      });
     }
-    const agent = new https.Agent({
-      keepAlive: true,
-      maxSockets: MAX_SOCKETS_PER_POOL,
-      maxFreeSockets: MAX_SOCKETS_PER_POOL,
-      timeout: IDLE_SOCKET_MS,
-    });
-    this.#agents.set(key, agent);
-    this.#evict();
-    return agent;
+    slot.busy++;
+    const idle = fresh ? undefined : this.#takeIdle(slot);
+    if (idle) return { slot, conn: idle, reused: true };
+    try {
+      const conn = await open();
+      this.#open.add(conn);
+      return { slot, conn, reused: false };
+    } catch (err) {
+      this.#free(slot);
+      throw err;
+    }
   }
 
-  #evict(): void {
-    while (this.#agents.size > MAX_POOLS) {
-      const [oldest] = this.#agents;
-      if (!oldest) return;
-      this.#agents.delete(oldest[0]);
-      oldest[1].destroy();
-    }
+  /** Gives a connection back: kept for reuse when `reusable`, else closed. */
+  release(slot: Slot, conn: Deno.TlsConn, reusable: boolean): void {
+    if (reusable && this.#open.has(conn)) slot.idle.push({ conn, since: performance.now() });
+    else this.#drop(conn);
+    this.#free(slot);
   }
 
+  /** Closes every connection, idle or in use. */
   close(): void {
-    for (const agent of this.#agents.values()) agent.destroy();
-    this.#agents.clear();
+    for (const conn of this.#open) closeQuietly(conn);
+    this.#open.clear();
+    for (const slot of this.#slots.values()) slot.idle = [];
+    this.#slots.clear();
+  }
+
+  #free(slot: Slot): void {
+    slot.busy--;
+    const waiting = slot.waiting;
+    slot.waiting = [];
+    for (const wake of waiting) wake();
+  }
+
+  #drop(conn: Deno.TlsConn): void {
+    this.#open.delete(conn);
+    closeQuietly(conn);
+  }
+
+  #takeIdle(slot: Slot): Deno.TlsConn | undefined {
+    const now = performance.now();
+    for (let idle = slot.idle.pop(); idle; idle = slot.idle.pop()) {
+      if (now - idle.since < IDLE_SOCKET_MS && this.#open.has(idle.conn)) return idle.conn;
+      this.#drop(idle.conn);
+    }
+    return undefined;
+  }
+
+  #slot(key: string): Slot {
+    this.#prune();
+    const found = this.#slots.get(key);
+    const slot = found ?? { idle: [], busy: 0, waiting: [] };
+    this.#slots.delete(key);
+    this.#slots.set(key, slot);
+    while (this.#slots.size > MAX_POOLS) {
+      const [oldest] = this.#slots;
+      if (!oldest) break;
+      this.#slots.delete(oldest[0]);
+      for (const idle of oldest[1].idle) this.#drop(idle.conn);
+      oldest[1].idle = [];
+    }
+    return slot;
+  }
+
+  /** At most once a second: closes idle connections past {@linkcode IDLE_SOCKET_MS}, forgets empty slots. */
+  #prune(): void {
+    const now = performance.now();
+    if (now - this.#pruned < 1_000) return;
+    this.#pruned = now;
+    for (const [key, slot] of this.#slots) {
+      const keep = slot.idle.filter((i) => now - i.since < IDLE_SOCKET_MS);
+      for (const i of slot.idle) if (!keep.includes(i)) this.#drop(i.conn);
+      slot.idle = keep;
+      if (slot.busy === 0 && keep.length === 0 && slot.waiting.length === 0) this.#slots.delete(key);
+    }
   }
 }
 
-/** A `lookup` for `node:net` that answers every query with the one vetted address. */
-function pinnedLookup(ip: string) {
-  const family = ip.includes(":") ? 6 : 4;
-  return (
-    _host: string,
-    options: { all?: boolean },
-    callback: (
-      err: Error | null,
-      address: string | { address: string; family: number }[],
-      family?: number,
-    ) => void,
-  ): void => {
-    if (options?.all) callback(null, [{ address: ip, family }]);
-    else callback(null, ip, family);
-  };
+/** Opens TCP to the pinned `ip` and TLS verified against `host`; closed again when `signal` aborts meanwhile. */
+async function openConn(
+  ip: string,
+  port: number,
+  host: string,
+  caCerts: string[] | undefined,
+  signal: AbortSignal,
+): Promise<Deno.TlsConn> {
+  const tcp = await Deno.connect({ hostname: ip, port, signal });
+  let tls: Deno.TlsConn;
+  try {
+    tls = await Deno.startTls(tcp, { hostname: host, ...(caCerts ? { caCerts } : {}) });
+  } catch (err) {
+    closeQuietly(tcp);
+    throw err;
+  }
+  const onAbort = () => closeQuietly(tls);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await tls.handshake();
+    return tls;
+  } catch (err) {
+    closeQuietly(tls);
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
-/** Caller headers plus `content-type` and `user-agent` when they are missing (names compared without case). */
-function withDefaults(
-  headers: Record<string, string>,
-  userAgent: string,
-  body: string,
-): Record<string, string> {
-  const names = new Set(Object.keys(headers).map((h) => h.toLowerCase()));
-  const out: Record<string, string> = { ...headers };
-  if (!names.has("content-type")) out["content-type"] = "application/json";
-  if (!names.has("user-agent")) out["user-agent"] = userAgent;
-  if (!names.has("content-length")) out["content-length"] = String(new TextEncoder().encode(body).byteLength);
-  return out;
-}
-
-/** The host name for TLS and the `Host` header: brackets and a trailing dot removed. */
+/** The host name for TLS: brackets and a trailing dot removed. */
 function connectHost(url: URL): string {
   const h = url.hostname;
   if (h.startsWith("[")) return h.slice(1, -1);
   return h.endsWith(".") ? h.slice(0, -1) : h;
 }
 
-/** What one request gave: an answer or an error. */
-type Sent = { status: number; body: Uint8Array } | { error: FailureClass };
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const UNSAFE_HEADER = /[\r\n\0]/;
 
-/** One in-flight request: settles once, however many events arrive. */
-interface Attempt {
-  settle: (o: Sent) => void;
-  signal: AbortSignal;
-}
-
-/** Reads at most `max` bytes of `res`, then stops (destroying the connection if more was coming). */
-function readCapped(res: IncomingMessage, max: number, attempt: Attempt): void {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const done = () => attempt.settle({ status: res.statusCode ?? 0, body: joinBytes(chunks, size) });
-  res.on("data", (chunk: Uint8Array) => {
-    const room = max - size;
-    if (chunk.byteLength > room) {
-      chunks.push(chunk.subarray(0, room));
-      size = max;
-      res.destroy();
-      return done();
+/** The request bytes: POST line, `host`, caller headers plus defaults (names compared without case), body. */
+function requestBytes(
+  url: URL,
+  headers: Record<string, string>,
+  userAgent: string,
+  body: string,
+): Uint8Array {
+  const payload = encoder.encode(body);
+  const names = new Set(Object.keys(headers).map((h) => h.toLowerCase()));
+  const out: Record<string, string> = { ...headers };
+  if (!names.has("content-type")) out["content-type"] = "application/json";
+  if (!names.has("user-agent")) out["user-agent"] = userAgent;
+  out["content-length"] = String(payload.byteLength);
+  const host = connectHost(url);
+  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${host.includes(":") ? `[${host}]` : host}${
+    url.port ? `:${url.port}` : ""
+  }\r\n`;
+  for (const [name, value] of Object.entries(out)) {
+    if (name.toLowerCase() === "content-length" && name !== "content-length") continue;
+    if (name.toLowerCase() === "host") continue;
+    if (UNSAFE_HEADER.test(name) || UNSAFE_HEADER.test(value) || name.includes(":")) {
+      throw new Error("invalid header");
     }
-    chunks.push(chunk);
-    size += chunk.byteLength;
-  });
-  res.on("end", done);
-  res.on("error", (err) => attempt.settle({ error: attempt.signal.aborted ? "timeout" : classify(err) }));
-}
-
-function joinBytes(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
+    head += `${name}: ${value}\r\n`;
   }
-  return out;
+  const bytes = encoder.encode(`${head}\r\n`);
+  const msg = new Uint8Array(bytes.byteLength + payload.byteLength);
+  msg.set(bytes);
+  msg.set(payload, bytes.byteLength);
+  return msg;
 }
 
-interface SendArgs {
-  url: URL;
-  ip: string;
-  headers: Record<string, string>;
-  body: string;
-  agent: https.Agent;
-  caCerts: string[] | undefined;
-  maxBytes: number;
-  signal: AbortSignal;
+async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
+  for (let at = 0; at < data.byteLength;) at += await conn.write(data.subarray(at));
 }
 
-/** Sends the request to the pinned IP and waits for the (capped) answer or an error. */
-function send(a: SendArgs): Promise<Sent> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const attempt: Attempt = {
-      signal: a.signal,
-      settle: (o) => {
-        if (settled) return;
-        settled = true;
-        a.signal.removeEventListener("abort", onAbort);
-        resolve(o);
-      },
-    };
-    const onAbort = () => {
-      req?.destroy();
-      attempt.settle({ error: "timeout" });
-    };
-    let req: ReturnType<typeof https.request> | undefined;
-    try {
-      req = https.request({
-        host: connectHost(a.url),
-        port: effectivePort(a.url),
-        path: `${a.url.pathname}${a.url.search}`,
-        method: "POST",
-        headers: a.headers,
-        agent: a.agent,
-        ca: a.caCerts,
-        rejectUnauthorized: true,
-        lookup: pinnedLookup(a.ip),
-      } as https.RequestOptions, (res) => readCapped(res, a.maxBytes, attempt));
-    } catch (err) {
-      return attempt.settle({ error: classify(err) });
+/** Buffered reading of one response from a connection. */
+class Incoming {
+  #conn: Deno.Conn;
+  #buf = new Uint8Array(16 * 1024);
+  #start = 0;
+  #end = 0;
+  /** Whether any byte arrived. */
+  received = false;
+
+  constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+  }
+
+  /** Reads more bytes; false at the end of the stream. */
+  async #fill(): Promise<boolean> {
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+    if (this.#end === this.#buf.byteLength) {
+      const size = this.#end - this.#start;
+      const next = new Uint8Array(
+        size * 2 > this.#buf.byteLength ? this.#buf.byteLength * 2 : this.#buf.byteLength,
+      );
+      next.set(this.#buf.subarray(this.#start, this.#end));
+      this.#buf = next;
+      this.#start = 0;
+      this.#end = size;
     }
-    req.on("error", (err) => attempt.settle({ error: a.signal.aborted ? "timeout" : classify(err) }));
-    if (a.signal.aborted) return onAbort();
-    a.signal.addEventListener("abort", onAbort, { once: true });
-    req.end(a.body);
-  });
+    const n = await this.#conn.read(this.#buf.subarray(this.#end));
+    if (n === null) return false;
+    this.received = true;
+    this.#end += n;
+    return true;
+  }
+
+  /** The text up to the next `delimiter` (consumed, not returned); throws at the end of the stream or beyond `max`. */
+  async until(delimiter: string, max: number): Promise<string> {
+    for (let from = this.#start;;) {
+      const at = indexOf(this.#buf, delimiter, from, this.#end);
+      if (at >= 0) {
+        const text = decoder.decode(this.#buf.subarray(this.#start, at));
+        this.#start = at + delimiter.length;
+        return text;
+      }
+      if (this.#end - this.#start > max) throw new Error("response head too long");
+      from = Math.max(this.#start, this.#end - delimiter.length + 1);
+      const before = this.#start;
+      if (!(await this.#fill())) throw new Error("connection closed");
+      from -= before - this.#start;
+    }
+  }
+
+  /** Up to `n` bytes (at least one); null at the end of the stream. */
+  async take(n: number): Promise<Uint8Array | null> {
+    if (this.#start === this.#end && !(await this.#fill())) return null;
+    const size = Math.min(n, this.#end - this.#start);
+    const out = this.#buf.slice(this.#start, this.#start + size);
+    this.#start += size;
+    return out;
+  }
+}
+
+/** Where `text` (ASCII) starts in `buf[from, end)`, or -1. */
+function indexOf(buf: Uint8Array, text: string, from: number, end: number): number {
+  const first = text.charCodeAt(0);
+  outer: for (let i = from; i <= end - text.length; i++) {
+    if (buf[i] !== first) continue;
+    for (let j = 1; j < text.length; j++) if (buf[i + j] !== text.charCodeAt(j)) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** Collects at most `max` body bytes; `full` once more were offered than fit. */
+class Capped {
+  chunks: Uint8Array[] = [];
+  size = 0;
+  full = false;
+  constructor(readonly max: number) {}
+
+  add(chunk: Uint8Array): void {
+    const room = this.max - this.size;
+    if (chunk.byteLength > room) this.full = true;
+    const part = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(part);
+    this.size += part.byteLength;
+  }
+
+  bytes(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out;
+  }
+}
+
+/** The status line and headers of a response (header names in lower case). */
+interface Head {
+  status: number;
+  minor: number;
+  headers: Map<string, string>;
+}
+
+function parseHead(text: string): Head {
+  const [line = "", ...rest] = text.split("\r\n");
+  const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(line);
+  if (!m) throw new Error("malformed response");
+  const headers = new Map<string, string>();
+  for (const h of rest) {
+    const colon = h.indexOf(":");
+    if (colon <= 0) throw new Error("malformed response header");
+    const name = h.slice(0, colon).trim().toLowerCase();
+    const value = h.slice(colon + 1).trim();
+    headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
+  }
+  return { status: Number(m[2]), minor: Number(m[1]), headers };
+}
+
+/** Reads the body of `head`; true when the connection may carry another request afterwards. */
+async function readBody(incoming: Incoming, head: Head, body: Capped): Promise<boolean> {
+  if (head.status === 204 || head.status === 304) return true;
+  if (/\bchunked\b/i.test(head.headers.get("transfer-encoding") ?? "")) {
+    return await readChunked(incoming, body);
+  }
+  const length = head.headers.get("content-length");
+  if (length !== undefined) {
+    if (!/^\d+$/.test(length)) throw new Error("malformed content-length");
+    return await readLength(incoming, Number(length), body);
+  }
+  for (let chunk = await incoming.take(65536); chunk; chunk = await incoming.take(65536)) {
+    body.add(chunk);
+    if (body.full) return false;
+  }
+  return false;
+}
+
+async function readLength(incoming: Incoming, length: number, body: Capped): Promise<boolean> {
+  for (let left = length; left > 0;) {
+    const chunk = await incoming.take(left);
+    if (!chunk) throw new Error("connection closed");
+    left -= chunk.byteLength;
+    body.add(chunk);
+    if (body.full) return false;
+  }
+  return true;
+}
+
+async function readChunked(incoming: Incoming, body: Capped): Promise<boolean> {
+  for (;;) {
+    const sizeLine = (await incoming.until("\r\n", MAX_HEAD_BYTES)).split(";")[0]!.trim();
+    if (!/^[0-9a-f]+$/i.test(sizeLine)) throw new Error("malformed chunk");
+    const size = parseInt(sizeLine, 16);
+    if (size === 0) break;
+    if (!(await readLength(incoming, size, body))) return false;
+    await incoming.until("\r\n", 2);
+  }
+  while ((await incoming.until("\r\n", MAX_HEAD_BYTES)) !== "");
+  return true;
+}
+
+/** What one exchange on a connection gave. */
+type Exchanged =
+  | { status: number; body: Uint8Array; reusable: boolean }
+  | { error: unknown; received: boolean };
+
+/** Writes the request and reads the (capped) answer, skipping 1xx heads; closes `conn` when `signal` aborts. */
+async function exchange(
+  conn: Deno.TlsConn,
+  request: Uint8Array,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Exchanged> {
+  const incoming = new Incoming(conn);
+  const onAbort = () => closeQuietly(conn);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    if (signal.aborted) throw new DOMException("aborted", "AbortError");
+    await writeAll(conn, request);
+    let head = parseHead(await incoming.until("\r\n\r\n", MAX_HEAD_BYTES));
+    while (head.status >= 100 && head.status < 200) {
+      head = parseHead(await incoming.until("\r\n\r\n", MAX_HEAD_BYTES));
+    }
+    const body = new Capped(maxBytes);
+    const complete = await readBody(incoming, head, body);
+    const keep = head.minor === 1 && !/\bclose\b/i.test(head.headers.get("connection") ?? "");
+    return { status: head.status, body: body.bytes(), reusable: complete && keep };
+  } catch (error) {
+    return { error, received: incoming.received };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** Resolves with `work`'s value, or with `null` once `signal` aborts. */
@@ -249,12 +467,41 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | nu
   });
 }
 
-const decoder = new TextDecoder();
+/** What one request gave: an answer or an error class. */
+type Sent = { status: number; body: Uint8Array } | { error: FailureClass };
+
+/**
+ * Sends `request` over a pooled connection to the pinned `ip`. A reused connection that ends before any byte of
+ * an answer (the receiver closed it while idle) is replaced once by a new one; a timeout is never re-sent.
+ */
+async function send(
+  pool: ConnPool,
+  target: { url: URL; ip: string; caCerts: string[] | undefined },
+  request: Uint8Array,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Sent> {
+  const host = connectHost(target.url);
+  const port = effectivePort(target.url);
+  const key = `${host}|${port}|${target.ip}`;
+  const open = () => openConn(target.ip, port, host, target.caCerts, signal);
+  for (let fresh = false;; fresh = true) {
+    const got = await pool.acquire(key, open, signal, fresh);
+    const out = await exchange(got.conn, request, maxBytes, signal);
+    if (!("error" in out)) {
+      pool.release(got.slot, got.conn, out.reusable);
+      return { status: out.status, body: out.body };
+    }
+    pool.release(got.slot, got.conn, false);
+    if (signal.aborted) return { error: "timeout" };
+    if (!got.reused || out.received) return { error: classify(out.error) };
+  }
+}
 
 /** The check, then the pinned request, under one deadline. */
 async function attemptPost(
   opts: WebhookClientOptions,
-  pool: AgentPool,
+  pool: ConnPool,
   call: { url: URL; headers: Record<string, string>; body: string },
   signal: AbortSignal,
   started: number,
@@ -263,17 +510,14 @@ async function attemptPost(
   const vetted = await unlessAborted(vetWebhookUrl(call.url, opts.policy), signal);
   if (vetted === null) return { kind: "failure", errorClass: "timeout", durationMs: durationMs() };
   if (!vetted.ok) return { kind: "refused", reason: vetted.reason, durationMs: durationMs() };
-  const ip = vetted.addresses[0]!;
-  const result = await send({
-    url: call.url,
-    ip,
-    headers: withDefaults(call.headers, opts.userAgent, call.body),
-    body: call.body,
-    agent: pool.get(connectHost(call.url), effectivePort(call.url), ip),
-    caCerts: opts.caCerts,
-    maxBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  const request = requestBytes(call.url, call.headers, opts.userAgent, call.body);
+  const result = await send(
+    pool,
+    { url: call.url, ip: vetted.addresses[0]!, caCerts: opts.caCerts },
+    request,
+    opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     signal,
-  });
+  );
   if ("error" in result) return { kind: "failure", errorClass: result.error, durationMs: durationMs() };
   return {
     kind: "response",
@@ -285,7 +529,7 @@ async function attemptPost(
 
 /** A webhook client: vetted, pinned, TLS-verified POSTs over a bounded keep-alive pool. */
 export function webhookClient(opts: WebhookClientOptions): WebhookClient {
-  const pool = new AgentPool();
+  const pool = new ConnPool();
   return {
     async post(url, headers, body) {
       const started = performance.now();
@@ -296,7 +540,7 @@ export function webhookClient(opts: WebhookClientOptions): WebhookClient {
       } catch (err) {
         return {
           kind: "failure",
-          errorClass: classify(err),
+          errorClass: deadline.signal.aborted ? "timeout" : classify(err),
           durationMs: Math.round(performance.now() - started),
         };
       } finally {
