@@ -112,8 +112,25 @@ export interface Service {
   stop(): Promise<Deno.CommandStatus>;
 }
 
-/** Starts `deno run -A main.ts` with `env` on a free port and waits until /healthz answers. */
+/**
+ * Starts `deno run -A main.ts` with `env` on a free port and waits until /healthz answers. The port is probed
+ * free first, and BASE_URL must name it, so another process can take it in between: a child that fails to bind
+ * is started again on another port (up to three times).
+ */
 export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<Service> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startServiceOnce(env, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** The child could not bind its port (another process took it after the probe). */
+class PortTaken extends Error {}
+
+async function startServiceOnce(env: Record<string, string>, timeoutMs: number): Promise<Service> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
@@ -152,7 +169,11 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited) throw new Error(`service exited with ${exited.code} while starting:\n${err}`);
+    if (exited) {
+      await status;
+      if (/AddrInUse|address already in use/i.test(err)) throw new PortTaken(`port ${port} was taken`);
+      throw new Error(`service exited with ${exited.code} while starting:\n${err}`);
+    }
     try {
       const res = await fetch(`${url}/healthz`);
       await res.body?.cancel();
