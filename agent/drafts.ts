@@ -8,6 +8,8 @@
  * slots, or an offer to arrange one), {buero} (the office's name), {verfuegbarkeit} (rejection: "nicht mehr
  * verfügbar" or "bereits reserviert"). Any other text in braces stays as written.
  */
+import { num } from "../catalogue/german.ts";
+import { clockDe } from "../viewings/text.ts";
 
 /** Longest template an office may store, in characters. */
 export const TEMPLATE_MAX = 4000;
@@ -51,7 +53,6 @@ export interface DraftSlot {
   free: number;
 }
 
-const NUMBER = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
 const EURO = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2, minimumFractionDigits: 0 });
 const DAY = new Intl.DateTimeFormat("de-DE", {
   timeZone: "Europe/Berlin",
@@ -59,11 +60,6 @@ const DAY = new Intl.DateTimeFormat("de-DE", {
   day: "2-digit",
   month: "2-digit",
   year: "numeric",
-});
-const TIME = new Intl.DateTimeFormat("de-DE", {
-  timeZone: "Europe/Berlin",
-  hour: "2-digit",
-  minute: "2-digit",
 });
 
 /** The price as German text: purchase price, monthly cold rent, or a plain price; "" when unknown. */
@@ -84,8 +80,8 @@ export function placeText(f: Pick<DraftFacts, "city" | "postalCode">): string {
 export function factsSentence(f: DraftFacts): string {
   const place = placeText(f);
   const parts = [
-    f.totalRooms === null ? "" : `${NUMBER.format(f.totalRooms)} Zimmer`,
-    f.squareMeters === null ? "" : `${NUMBER.format(f.squareMeters)} m² Wohnfläche`,
+    f.totalRooms === null ? "" : `${num.format(f.totalRooms)} Zimmer`,
+    f.squareMeters === null ? "" : `${num.format(f.squareMeters)} m² Wohnfläche`,
     priceText(f),
     place === "" ? "" : `Lage ${place}`,
   ].filter((s) => s !== "");
@@ -95,7 +91,7 @@ export function factsSentence(f: DraftFacts): string {
 /** One free slot as German text, e.g. "Montag, 05.10.2026, 14:00–15:00 Uhr (noch 3 Plätze frei)". */
 export function slotText(s: DraftSlot): string {
   const places = s.free === 1 ? "noch 1 Platz frei" : `noch ${s.free} Plätze frei`;
-  return `${DAY.format(s.start)}, ${TIME.format(s.start)}–${TIME.format(s.end)} Uhr (${places})`;
+  return `${DAY.format(s.start)}, ${clockDe(s.start)}–${clockDe(s.end)} Uhr (${places})`;
 }
 
 /** The {termine} paragraph: the free slots as a list, or an offer to arrange a viewing. */
@@ -121,8 +117,8 @@ function values(f: DraftFacts): Record<string, string> {
     titel: f.title ? `„${f.title}“` : "unserem Objekt",
     ort: placeText(f),
     preis: priceText(f),
-    zimmer: f.totalRooms === null ? "" : NUMBER.format(f.totalRooms),
-    flaeche: f.squareMeters === null ? "" : `${NUMBER.format(f.squareMeters)} m²`,
+    zimmer: f.totalRooms === null ? "" : num.format(f.totalRooms),
+    flaeche: f.squareMeters === null ? "" : `${num.format(f.squareMeters)} m²`,
     fakten: factsSentence(f),
     buero: f.officeName,
   };

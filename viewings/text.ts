@@ -12,6 +12,11 @@ const TIME = new Intl.DateTimeFormat("de-DE", {
   minute: "2-digit",
 });
 
+/** The clock time of a moment in German local time (Europe/Berlin), e.g. `15:30`. */
+export function clockDe(d: Date): string {
+  return TIME.format(d);
+}
+
 /** A moment as German local time (Europe/Berlin), e.g. `14.03.2026 um 15:30 Uhr`. */
 export function whenDe(d: Date): string {
   return `${DATE.format(d)} um ${TIME.format(d)} Uhr`;
