@@ -7,7 +7,7 @@
  * and listed with their line number (CSV) or feature index (GeoJSON). Exit codes: 0 imported (possibly with bad
  * rows), 1 the import failed as a whole (nothing changed), 2 usage error, refused state or unreadable file.
  */
-import { parseArgs } from "node:util";
+import { taskArgs } from "./args.ts";
 import { basename } from "node:path";
 import { countZones, replaceZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
@@ -93,19 +93,20 @@ function parseCli(argv: string[]): Args | string {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
+    ({ values, positionals } = taskArgs(
+      argv,
+      {
         state: { type: "string" },
         crs: { type: "string" },
         stichtag: { type: "string" },
         source: { type: "string" },
         licence: { type: "string" },
       },
-    }));
+      USAGE,
+      true,
+    ));
   } catch (e) {
-    return `${(e as Error).message}\n${USAGE}`;
+    return (e as Error).message;
   }
   const [file, ...rest] = positionals;
   if (!file || rest.length > 0 || typeof values.state !== "string") return USAGE;

@@ -7,8 +7,8 @@
  * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
  * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
  */
+import { taskArgs, UsageError } from "./args.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
-import { parseArgs } from "node:util";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
 import { migrate } from "../db/migrate.ts";
 import { openConfiguredDb } from "./open.ts";
@@ -20,32 +20,21 @@ export interface LogQuery {
   json: boolean;
 }
 
-/** A usage error (exit code 2). */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
 const USAGE = "usage: deno task events:log (--subscription sub_… | --event evt_…) [--limit N] [--json]";
 const SUBSCRIPTION_ID = /^sub_[a-z2-7]{26}$/;
 
 /** Parses the command line; throws {@linkcode UsageError} for anything wrong. */
 export function parseLogArgs(args: string[]): LogQuery {
-  let values: { subscription?: string; event?: string; limit?: string; json?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        subscription: { type: "string" },
-        event: { type: "string" },
-        limit: { type: "string" },
-        json: { type: "boolean" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
+  const { values } = taskArgs<{ subscription?: string; event?: string; limit?: string; json?: boolean }>(
+    args,
+    {
+      subscription: { type: "string" },
+      event: { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean" },
+    },
+    USAGE,
+  );
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
     throw new UsageError("--limit must be an integer from 1 to 10000");

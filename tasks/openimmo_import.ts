@@ -7,7 +7,7 @@
  * import failed (nothing changed; with `--strict` also when any object is invalid), 2 usage error, unreadable file
  * or unknown office.
  */
-import { parseArgs } from "node:util";
+import { taskArgs } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
@@ -76,18 +76,19 @@ function parseCli(argv: string[]): Args | string {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
+    ({ values, positionals } = taskArgs(
+      argv,
+      {
         office: { type: "string" },
         publish: { type: "boolean" },
         "dry-run": { type: "boolean" },
         strict: { type: "boolean" },
       },
-    }));
+      USAGE,
+      true,
+    ));
   } catch (e) {
-    return `${(e as Error).message}\n${USAGE}`;
+    return (e as Error).message;
   }
   const [file, ...rest] = positionals;
   if (!file || rest.length > 0 || typeof values.office !== "string" || !values.office.trim()) return USAGE;

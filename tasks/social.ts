@@ -7,7 +7,7 @@
  * A page belongs to one office; connecting it to another office moves it (entries already received stay with
  * the office they arrived for). Exit code 2 for bad input (with a message), 0 otherwise.
  */
-import { parseArgs } from "node:util";
+import { taskArgs, UsageError } from "./args.ts";
 import { migrate } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 import { connectSocialPage, disconnectSocialPage, parseNetz, parsePageId } from "../social/pages.ts";
@@ -25,28 +25,21 @@ interface Args {
   disconnect: boolean;
 }
 
-/** A usage error (exit code 2). */
-class UsageError extends Error {}
-
 /** Parses `args`; throws {@linkcode UsageError} for unknown or missing options. */
 function parse(args: string[]): Args {
-  let values: { office?: string; netz?: string; page?: string; name?: string; disconnect?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        office: { type: "string" },
-        netz: { type: "string" },
-        page: { type: "string" },
-        name: { type: "string" },
-        disconnect: { type: "boolean" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
+  const { values } = taskArgs<
+    { office?: string; netz?: string; page?: string; name?: string; disconnect?: boolean }
+  >(
+    args,
+    {
+      office: { type: "string" },
+      netz: { type: "string" },
+      page: { type: "string" },
+      name: { type: "string" },
+      disconnect: { type: "boolean" },
+    },
+    USAGE,
+  );
   const disconnect = values.disconnect ?? false;
   if (!values.netz || !values.page || (!disconnect && !values.office)) {
     throw new UsageError(
