@@ -2,7 +2,8 @@
  * The two MCP servers of spec §1: the provider server (`immobilien-anbieter`, right `lesen`) and the seeker server
  * (`immobilien-suche`, right `suchen`). Each factory builds a fresh server per request (stateless serving).
  */
-import { McpServer } from "@modelcontextprotocol/server";
+import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import type { DirectServer, ServerIdentity } from "./direct_call.ts";
 import type { Right } from "../auth/principal.ts";
 import type { AppDeps } from "../routes/env.ts";
 import { registerGetProperty } from "./tools/get_property.ts";
@@ -26,6 +27,19 @@ export const MCP_SERVER_VERSION = "2026.09";
 export const PROVIDER_SERVER_NAME = "immobilien-anbieter";
 /** Name of the seeker server. */
 export const SEEKER_SERVER_NAME = "immobilien-suche";
+
+/** What the provider server reports about itself (`serverInfo`). */
+export const PROVIDER_SERVER_INFO: ServerIdentity = {
+  name: PROVIDER_SERVER_NAME,
+  title: "Immobilien-Anbieter",
+  version: MCP_SERVER_VERSION,
+};
+/** What the seeker server reports about itself (`serverInfo`). */
+export const SEEKER_SERVER_INFO: ServerIdentity = {
+  name: SEEKER_SERVER_NAME,
+  title: "Immobiliensuche",
+  version: MCP_SERVER_VERSION,
+};
 
 const PROVIDER_INSTRUCTIONS = [
   "Immobilien-Anbieter: Server für Makler und Anbieter, die Objekte in diesen Dienst eingestellt haben. Sie " +
@@ -98,7 +112,7 @@ export function createProviderServer(
   calledTool?: string,
 ): McpServer {
   const server = new McpServer(
-    { name: PROVIDER_SERVER_NAME, title: "Immobilien-Anbieter", version: MCP_SERVER_VERSION },
+    { ...PROVIDER_SERVER_INFO },
     { instructions: PROVIDER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
   return withTools(server, tools, deps, calledTool);
@@ -111,7 +125,7 @@ export function createSeekerServer(
   calledTool?: string,
 ): McpServer {
   const server = new McpServer(
-    { name: SEEKER_SERVER_NAME, title: "Immobiliensuche", version: MCP_SERVER_VERSION },
+    { ...SEEKER_SERVER_INFO },
     { instructions: SEEKER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
   );
   return withTools(server, tools, deps, calledTool);
@@ -135,22 +149,33 @@ function withTools(server: McpServer, tools: ToolSet, deps: AppDeps, calledTool?
  */
 function codedToolErrors(server: McpServer): void {
   // A private method in the SDK's types; it is the one place every SDK-side tool failure passes through.
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = (message) =>
-    codedError(
-      /Invalid arguments|Input validation/i.test(message) ? "invalid_arguments" : "internal_error",
-      message.slice(0, 2000),
-    );
+  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = toolFailure;
 }
 
-/**
- * The server factory that answers callers holding `right`; pass the name of the tool when the request is a
- * single `tools/call` (see {@linkcode createProviderServer}).
- */
-export function serverFactoryFor(deps: AppDeps, right: Right): (calledTool?: string) => McpServer {
-  if (right === "lesen") {
-    const tools = providerTools(deps);
-    return (calledTool) => createProviderServer(deps, tools, calledTool);
-  }
-  const tools = seekerTools(deps);
-  return (calledTool) => createSeekerServer(deps, tools, calledTool);
+/** The tool result for a failure the SDK words as `message` (see {@linkcode codedToolErrors}). */
+export function toolFailure(message: string): CallToolResult {
+  return codedError(
+    /Invalid arguments|Input validation/i.test(message) ? "invalid_arguments" : "internal_error",
+    message.slice(0, 2000),
+  );
+}
+
+/** How a server of `right` answers, built once: its per-request SDK server and its direct tool calls. */
+export interface Serving {
+  /** A fresh SDK server; pass the name of the tool when the request is a single `tools/call`. */
+  make: (calledTool?: string) => McpServer;
+  /** The same tools for {@linkcode directToolCall}. */
+  direct: DirectServer;
+}
+
+/** The serving of callers holding `right`. */
+export function servingFor(deps: AppDeps, right: Right): Serving {
+  const provider = right === "lesen";
+  const tools = provider ? providerTools(deps) : seekerTools(deps);
+  const make = provider
+    ? (calledTool?: string) => createProviderServer(deps, tools, calledTool)
+    : (calledTool?: string) => createSeekerServer(deps, tools, calledTool);
+  const byName = new Map(tools.tools.map((t) => [t.spec.name, t]));
+  const identity = provider ? PROVIDER_SERVER_INFO : SEEKER_SERVER_INFO;
+  return { make, direct: { identity, tools: byName, toolFailure } };
 }

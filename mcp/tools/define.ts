@@ -3,7 +3,7 @@
  * the parsed arguments and the authenticated caller and returns structured content plus a short text. Domain
  * errors become `isError` results with a snake_case code (see `tool_error.ts`).
  */
-import type { McpServer, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { AppError } from "../../errors.ts";
@@ -67,7 +67,9 @@ export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
 /** Registers a declared tool on `server`; domain errors become `isError` results with their code. */
 export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
   if (adoptShared(server, tool)) return;
-  const { spec, run, deps } = tool;
+  const { spec } = tool;
+  const callback = (args: unknown, ctx: Parameters<typeof principalOf>[0]) =>
+    callDeclared(tool, args, principalOf(ctx));
   const registered = server.registerTool(
     spec.name,
     {
@@ -78,22 +80,31 @@ export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
       annotations: spec.annotations,
     },
     // deno-lint-ignore no-explicit-any
-    (async (args: any, ctx: Parameters<typeof principalOf>[0]) => {
-      try {
-        const principal = principalOf(ctx);
-        if (!principal) throw new AppError("not_found");
-        const answer = await run(args, principal);
-        return {
-          structuredContent: answer.data as Record<string, unknown>,
-          content: [{ type: "text" as const, text: answer.text }],
-        };
-      } catch (err) {
-        return toolError(deps, err, spec.name);
-      }
-      // deno-lint-ignore no-explicit-any
-    }) as any,
+    callback as any,
   );
   share(server, registered, tool);
+}
+
+/**
+ * Runs a declared tool with arguments that passed its input schema, for `principal` (none: `not_found`), and
+ * shapes the answer as a tool result: structured content plus its text, or an `isError` result with the code of a
+ * domain error. Never throws.
+ */
+export async function callDeclared(
+  tool: DeclaredTool,
+  args: unknown,
+  principal: Principal | undefined,
+): Promise<CallToolResult> {
+  try {
+    if (!principal) throw new AppError("not_found");
+    const answer = await tool.run(args, principal);
+    return {
+      structuredContent: answer.data as Record<string, unknown>,
+      content: [{ type: "text" as const, text: answer.text }],
+    };
+  } catch (err) {
+    return toolError(tool.deps, err, tool.spec.name);
+  }
 }
 
 /** The SDK internals (McpServer of SDK 2.4) through which a registration is shared between servers. */
