@@ -8,43 +8,42 @@ import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
 import { parseScopes } from "./oauth.ts";
 
-/** A delivery created by a drain: what the first attempt message needs. */
-export interface NewDelivery {
-  id: string;
-}
-
 /**
- * Drains up to `limit` undispatched outbox rows in one transaction: locks them (`skip locked`, so concurrent
- * drains share the work), creates one delivery per matching live subscription (same server and event, the
- * event's owner, the filter contained in `data`, not the app that caused it) and marks the rows dispatched.
- * Idempotent: a (event, subscription) pair gets at most one delivery. Returns the rows drained and the deliveries.
+ * Drains up to `limit` undispatched outbox rows in ONE statement: locks them (`skip locked`, so concurrent drains
+ * share the work), creates one delivery per matching live subscription (same server and event, the event's owner,
+ * the filter contained in `data`, not the app that caused it) with its first attempt already claimed by this
+ * sender until `machine.leaseUntil`, and marks the rows dispatched. Idempotent: a (event, subscription) pair gets
+ * at most one delivery. Returns the rows drained and the claimed first attempts with everything they need (as
+ * {@linkcode claimAttempts} does); a sender that dies before sending them leaves them to the sweep once the lease
+ * ran out.
  */
 export async function drainOutbox(
   db: Db,
-  opts: { limit: number; now: Date; machineNow: Date },
-): Promise<{ drained: number; deliveries: NewDelivery[] }> {
-  // One statement (one round trip): pick, fan out, mark. Data-modifying CTEs run once each, whatever is read.
-  const r = await sql<{ id: string | null; drained: number }>`with picked as (
+  opts: { limit: number; now: Date; machine: { now: Date; leaseUntil: Date } },
+): Promise<{ drained: number; claimed: ClaimedAttempt[] }> {
+  const { now, machine } = opts;
+  // Data-modifying CTEs run once each, whatever is read; the facts are read from the rows `c` returns.
+  const r = await sql<Record<string, unknown>>`with picked as (
       select id from event_outbox where dispatched_at is null
       order by created_at, id limit ${opts.limit} for update skip locked),
     marked as (
-      update event_outbox set dispatched_at = ${opts.now} where id in (select id from picked) returning id),
-    created as (
-      insert into event_deliveries (outbox_id, subscription_id, next_attempt_at, created_at)
-      select o.id, s.id, ${opts.machineNow}, ${opts.machineNow}
+      update event_outbox set dispatched_at = ${now} where id in (select id from picked) returning id),
+    c as (
+      insert into event_deliveries (outbox_id, subscription_id, state, lease_until, next_attempt_at, created_at)
+      select o.id, s.id, 'sending', ${machine.leaseUntil}, ${machine.now}, ${machine.now}
       from event_outbox o
       join event_subscriptions s on s.server = o.server and s.name = o.name and s.ended_at is null
-        and s.expires_at > ${opts.now}
+        and s.expires_at > ${now}
         and (s.office_id = o.owner_office_id or (o.owner_user_id is not null and s.user_id = o.owner_user_id))
         and o.data @> s.arguments
         and (o.origin_client_id is null or o.origin_client_id <> s.client_id)
       where o.id in (select id from picked)
       on conflict (outbox_id, subscription_id) do nothing
-      returning id)
-    select c.id, (select count(*) from marked)::int as drained from (select 1) one
-      left join created c on true`.execute(db.kysely);
-  const drained = r.rows[0]?.drained ?? 0;
-  return { drained, deliveries: r.rows.filter((x) => x.id !== null).map((x) => ({ id: x.id! })) };
+      returning id, outbox_id, subscription_id)
+    select f.*, (select count(*) from marked)::int as drained from (select 1) one
+      left join (${attemptFacts}) f on true`.execute(db.kysely);
+  const drained = Number(r.rows[0]?.drained ?? 0);
+  return { drained, claimed: r.rows.filter((x) => x.delivery_id != null).map((x) => claimedOf(x, 1)) };
 }
 
 /** Everything one attempt needs: the event, the subscription, and the access facts checked before sending. */
@@ -134,9 +133,17 @@ async function claimWhere(
       where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb))
         and next_attempt = ${attempt} and ${claimable}
       returning id, outbox_id, subscription_id)
-    select c.id as delivery_id, o.id as outbox_id, o.name as event_name, o.data, o.created_at as event_at,
-      s.id as subscription_id, s.user_id, s.client_id, s.server, s.office_id, s.url, s.secret_enc,
-      s.previous_secret_enc, s.previous_secret_until, s.expires_at, s.ended_at,
+    ${attemptFacts}`.execute(db.kysely);
+  return r.rows.map((row) => claimedOf(row, attempt));
+}
+
+/**
+ * The event, subscription and access facts of the claimed deliveries in a CTE `c` (id, outbox_id,
+ * subscription_id): one row each, read in the statement that claimed them.
+ */
+const attemptFacts = sql`select c.id as delivery_id, o.id as outbox_id, o.name as event_name, o.data,
+      o.created_at as event_at, s.id as subscription_id, s.user_id, s.client_id, s.server, s.office_id, s.url,
+      s.secret_enc, s.previous_secret_enc, s.previous_secret_until, s.expires_at, s.ended_at,
       (select k."scopes" from "oauthConsent" k where k."userId" = s.user_id and k."clientId" = s.client_id
         order by k."createdAt" desc limit 1) as consent_scopes,
       u.role,
@@ -146,9 +153,7 @@ async function claimWhere(
         and x.name = s.name) as opted_out
     from c join event_outbox o on o.id = c.outbox_id
       join event_subscriptions s on s.id = c.subscription_id
-      left join users u on u.id = s.user_id`.execute(db.kysely);
-  return r.rows.map((row) => claimedOf(row, attempt));
-}
+      left join users u on u.id = s.user_id`;
 
 function claimedOf(row: Record<string, unknown>, attempt: number): ClaimedAttempt {
   const date = (v: unknown) => (v ? new Date(v as string) : null);

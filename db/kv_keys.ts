@@ -16,15 +16,14 @@ export function healthKey(): Deno.KvKey {
 }
 
 /**
- * Messages of the event queue (`kv.enqueue`): drain the outbox, make attempt `n` of delivery `d` (a retry, with
- * its delay), make the first attempts of the deliveries `ds` one drain created (one message per batch: KV's
- * queue dispatches only ~250 messages/s from a file, far below what delivery reaches), or send owed `terminated`
- * control messages. Every handler is idempotent (Postgres holds the state; KV only wakes it).
+ * Messages of the event queue (`kv.enqueue`): drain the outbox (the drainer claims and sends the first attempts
+ * itself), make attempt `n` of delivery `d` (a retry, with its delay), or send owed `terminated` control messages.
+ * Every handler is idempotent (Postgres holds the state; KV only wakes it). A `first` message of an older version
+ * is ignored: its deliveries are pending and the sweep sends them.
  */
 export type EventQueueMessage =
   | { t: "drain" }
   | { t: "attempt"; d: string; n: number }
-  | { t: "first"; ds: string[] }
   | { t: "terminate" }
   /** Read an uploaded document (documents/processing.ts). */
   | { t: "document"; id: string };
@@ -35,6 +34,5 @@ export function isEventQueueMessage(v: unknown): v is EventQueueMessage {
   const m = v as Record<string, unknown>;
   if (m.t === "drain" || m.t === "terminate") return true;
   if (m.t === "document") return typeof m.id === "string";
-  if (m.t === "first") return Array.isArray(m.ds) && m.ds.every((d) => typeof d === "string");
   return m.t === "attempt" && typeof m.d === "string" && typeof m.n === "number";
 }

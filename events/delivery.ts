@@ -10,7 +10,6 @@ import {
   type AttemptOutcome,
   type AttemptRecord,
   claimAttempt,
-  claimAttempts,
   type ClaimedAttempt,
   drainOutbox,
   dropOpenDeliveries,
@@ -22,7 +21,6 @@ import {
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
-import type { EventQueueMessage } from "../db/kv_keys.ts";
 import { processDocument, sweepDocuments } from "../documents/processing.ts";
 import type { AppDeps } from "../routes/env.ts";
 import { nowOf } from "../routes/env.ts";
@@ -37,14 +35,14 @@ export const MAX_BODY_BYTES = 256 * 1024;
 /** How long the old secret keeps signing after a rotation (spec §4.4 rule 3). */
 export const ROTATION_OVERLAP_MS = 15 * 60_000;
 
-const DRAIN_BATCH = 200;
-/** First attempts per queue message. */
-const FIRST_BATCH = 100;
+/** Outbox rows per drain statement. */
+const DRAIN_BATCH = 100;
 /** Attempts in flight at once in this process. */
 const MAX_IN_FLIGHT = 64;
 
-/** First-attempt batches claimed and being sent at once (so claimed attempts never wait long for a slot). */
-const MAX_BATCHES = 8;
+/** Drained batches whose (already claimed) first attempts are being sent at once: later drains wait, so claimed
+ * attempts never wait long for a slot. */
+const MAX_BATCHES = 4;
 
 /** A runner that lets at most `max` jobs run at once; the others wait in order. */
 function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
@@ -77,28 +75,36 @@ export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
   return listen(deps, {
     drain: () => drain(deps),
     attempt: (d, n) => attempt(deps, d, n),
-    first: (ds) => firstAttempts(deps, ds),
     terminate: () => sendTerminations(deps),
     document: (id) => processDocument(deps, id),
     sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
   });
 }
 
-/** Drains the outbox until empty and enqueues attempt 1 of every new delivery. */
+/**
+ * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement creates the
+ * deliveries of up to {@linkcode DRAIN_BATCH} events with their first attempts claimed, and this sender sends
+ * them (no queue message in between). At most {@linkcode MAX_BATCHES} drained batches are being sent at once;
+ * resolves when everything it drained was sent and recorded. Returns the number of deliveries.
+ */
 export async function drain(deps: AppDeps): Promise<number> {
-  const rt = eventRuntime(deps);
-  let total = 0;
-  for (;;) {
-    const r = await drainOutbox(deps.db, { limit: DRAIN_BATCH, now: nowOf(deps), machineNow: new Date() });
-    total += r.deliveries.length;
-    const ids = r.deliveries.map((d) => d.id);
-    const batches: EventQueueMessage[] = [];
-    for (let i = 0; i < ids.length; i += FIRST_BATCH) {
-      batches.push({ t: "first", ds: ids.slice(i, i + FIRST_BATCH) });
-    }
-    await rt.enqueueAll(batches);
-    if (r.drained < DRAIN_BATCH) return total;
+  const batches: Array<Promise<number>> = [];
+  for (let more = true; more;) {
+    const drained = Promise.withResolvers<boolean>();
+    batches.push(batchLimited(async () => {
+      const lease = leaseFrom(new Date());
+      const r = await drainOutbox(deps.db, { limit: DRAIN_BATCH, now: nowOf(deps), machine: lease })
+        .catch((err) => {
+          drained.resolve(false);
+          throw err;
+        });
+      drained.resolve(r.drained === DRAIN_BATCH);
+      await sendClaimed(deps, r.claimed, lease);
+      return r.claimed.length;
+    }));
+    more = await drained.promise;
   }
+  return (await Promise.all(batches)).reduce((a, b) => a + b, 0);
 }
 
 /** Re-drives missed work: undispatched outbox rows, overdue or orphaned attempts, owed terminations. */
@@ -142,35 +148,28 @@ export async function attempt(
 }
 
 /**
- * Makes attempt 1 of every delivery in `ids` still due: claims them all in one statement, then sends each as a
- * slot frees up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once; recording happens outside the slot; at most
- * {@linkcode MAX_BATCHES} batches claimed at once). An attempt that waited longer than {@linkcode FRESH_CLAIM_MS}
- * for its slot is re-claimed first (fresh access facts, longer lease) or, when its lease ran out, left to the sweep.
+ * Sends attempts claimed together under `lease` as slots free up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once;
+ * recording happens outside the slot) and resolves when all were sent and recorded. An attempt that waited longer
+ * than {@linkcode FRESH_CLAIM_MS} for its slot is re-claimed first (fresh access facts, longer lease) or, when its
+ * lease ran out, left to the sweep.
  */
-export async function firstAttempts(
+async function sendClaimed(
   deps: AppDeps,
-  ids: string[],
+  claimed: ClaimedAttempt[],
+  lease: { now: Date; leaseUntil: Date },
 ): Promise<Array<AttemptOutcome | undefined>> {
-  const finished: Array<Promise<AttemptOutcome | undefined>> = [];
-  await batchLimited(async () => {
-    const lease = leaseFrom(new Date());
-    const claimed = await claimAttempts(deps.db, ids, 1, lease);
-    const claimedAt = Date.now();
-    const sending = claimed.map((c) =>
-      limited(async () => {
-        const now = new Date();
-        const fresh = now.getTime() - claimedAt <= FRESH_CLAIM_MS &&
-          lease.leaseUntil.getTime() - now.getTime() > ATTEMPT_TIMEOUT_MS + 1_000;
-        if (fresh) return await send(deps, c);
-        const again = await reclaimAttempt(deps.db, c, lease.leaseUntil, leaseFrom(now));
-        return again ? await send(deps, again) : undefined;
-      })
-    );
-    // Each attempt is recorded as soon as it was sent; the batch's turn ends when all were sent.
-    for (const s of sending) finished.push(s.then((sent) => sent ? finish(deps, sent) : undefined));
-    await Promise.allSettled(sending);
-  });
-  return await Promise.all(finished);
+  const claimedAt = Date.now();
+  return await Promise.all(claimed.map(async (c) => {
+    const sent = await limited(async () => {
+      const now = new Date();
+      const fresh = now.getTime() - claimedAt <= FRESH_CLAIM_MS &&
+        lease.leaseUntil.getTime() - now.getTime() > ATTEMPT_TIMEOUT_MS + 1_000;
+      if (fresh) return await send(deps, c);
+      const again = await reclaimAttempt(deps.db, c, lease.leaseUntil, leaseFrom(now));
+      return again ? await send(deps, again) : undefined;
+    });
+    return sent ? await finish(deps, sent) : undefined;
+  }));
 }
 
 /** The lease of an attempt claimed at `now` (machine time). */

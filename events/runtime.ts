@@ -104,7 +104,6 @@ export function eventRuntime(deps: AppDeps): EventRuntime {
 export interface QueueHandlers {
   drain(): Promise<unknown>;
   attempt(deliveryId: string, attempt: number): Promise<unknown>;
-  first(deliveryIds: string[]): Promise<unknown>;
   terminate(): Promise<unknown>;
   /** Reads an uploaded document (the queued job of documents/). */
   document(fileId: string): Promise<unknown>;
@@ -134,7 +133,6 @@ export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): Promis
       state.drainQueued = false;
       await run("drain", handlers.drain);
     } else if (value.t === "attempt") await run("attempt", () => handlers.attempt(value.d, value.n));
-    else if (value.t === "first") await run("first", () => handlers.first(value.ds));
     else if (value.t === "document") await run("document", () => handlers.document(value.id));
     else await run("terminate", handlers.terminate);
   }).catch(() => {/* the KV was closed */});
