@@ -252,7 +252,7 @@ export function searchArguments(f: ListingFilter): Record<string, unknown> {
 }
 
 /** A stateless 2026-07-28 `tools/call` request as the @modelcontextprotocol/client 2.4 sends it. */
-export function toolCall(name: string, args: Record<string, unknown>, id: number): unknown {
+export function toolCall(name: string, args: unknown, id: string | number): unknown {
   return {
     jsonrpc: "2.0",
     id,

@@ -21,7 +21,7 @@ import {
   type StateCode,
 } from "../valuation/brw_import.ts";
 import { type Crs, parseCrs, SUPPORTED_CRS } from "../valuation/geometry.ts";
-import { openConfiguredDb } from "./open.ts";
+import { openConfiguredDb, type TaskDeps } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
 const USAGE =
@@ -35,18 +35,6 @@ const DEFAULT_LICENCE: Partial<Record<StateCode, string>> = {
     "Datenlizenz Deutschland – Zero – Version 2.0 (dl-de/zero-2-0); Gutachterausschüsse für Grundstückswerte in NRW",
 };
 
-/** What the task needs from its surroundings; tests pass their own database and output. */
-export interface ImportDeps {
-  /** Opens the database (default: the configured one). It is closed at the end. */
-  open?: () => Promise<Db>;
-  /** Receives each line of the report (default: stdout). */
-  out?: (line: string) => void;
-  /** Receives error messages (default: stderr). */
-  err?: (line: string) => void;
-  /** Whether to draw progress bars on stderr (default true). */
-  progress?: boolean;
-}
-
 interface Args {
   file: string;
   state: StateCode;
@@ -57,7 +45,7 @@ interface Args {
 }
 
 /** Runs the import described by `args` and returns the exit code (0 ok, 1 import failed, 2 refused or unusable input). */
-export async function main(args: string[], deps: ImportDeps = {}): Promise<number> {
+export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
   const parsed = parseCli(args);

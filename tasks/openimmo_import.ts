@@ -14,23 +14,11 @@ import { migrate } from "../db/migrate.ts";
 import { findOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
 import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import.ts";
-import { openConfiguredDb } from "./open.ts";
+import { openConfiguredDb, type TaskDeps } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
 const USAGE =
   "usage: deno task openimmo:import <file.xml|zip> --office <id|name> [--publish] [--dry-run] [--strict]";
-
-/** What the task needs from its surroundings; tests pass their own database and output. */
-export interface OpenImmoTaskDeps {
-  /** Opens the database (default: the configured one). It is closed at the end. */
-  open?: () => Promise<Db>;
-  /** Receives each line of the report (default: stdout). */
-  out?: (line: string) => void;
-  /** Receives error messages (default: stderr). */
-  err?: (line: string) => void;
-  /** Whether to draw a progress bar on stderr (default true). */
-  progress?: boolean;
-}
 
 interface Args {
   file: string;
@@ -41,7 +29,7 @@ interface Args {
 }
 
 /** Runs the import described by `args` and returns the exit code (0 ok, 1 broken file or failed, 2 usage). */
-export async function main(args: string[], deps: OpenImmoTaskDeps = {}): Promise<number> {
+export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
   const parsed = parseCli(args);

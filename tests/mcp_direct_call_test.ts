@@ -21,6 +21,7 @@ import {
   toolFailure,
 } from "../mcp/servers.ts";
 import { addTool, READ_ONLY, ToolSet } from "../mcp/tools/define.ts";
+import { toolCall } from "../bench/mcp.ts";
 import { mcpWorld } from "./mcp_helpers.ts";
 
 const w = await mcpWorld();
@@ -43,20 +44,7 @@ function sdkHandler(serving: Serving): McpHttpHandler {
 
 /** A plain modern tools/call, as the v2 client sends it. */
 function call(name: string, args: unknown, id: string | number = 7): Record<string, unknown> {
-  return {
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: {
-      name,
-      arguments: args,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": DIRECT_REVISION,
-        "io.modelcontextprotocol/clientInfo": { name: "direct-test", version: "1.0.0" },
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
-  };
+  return toolCall(name, args, id) as Record<string, unknown>;
 }
 
 function headersFor(body: Record<string, unknown>, extra: Record<string, string> = {}): Headers {
