@@ -56,7 +56,8 @@ function say(line: string) {
 
 async function startReceiver(arrivals: Arrivals) {
   const ca = await testCa();
-  let waiters: Array<() => void> = [];
+  /** The one waiter: resolved by the arrival that brings the count to `target` (no timer per arrival). */
+  let waiter: { target: number; done: () => void } | undefined;
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", cert: ca.certPem, key: ca.keyPem, onListen: () => {} },
     async (req) => {
@@ -65,20 +66,23 @@ async function startReceiver(arrivals: Arrivals) {
         `${req.headers.get("webhook-id")} ${req.headers.get("x-mcp-subscription-id")}`,
         performance.now(),
       );
-      const w = waiters;
-      waiters = [];
-      for (const f of w) f();
+      if (waiter && arrivals.size >= waiter.target) waiter.done();
       return new Response(null, { status: 204 });
     },
   );
   const waitFor = async (n: number, timeoutMs: number) => {
-    const end = performance.now() + timeoutMs;
-    while (arrivals.size < n) {
-      if (performance.now() > end) throw new Error(`only ${arrivals.size} of ${n} deliveries arrived`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 50);
-      });
+    if (arrivals.size >= n) return;
+    const arrived = Promise.withResolvers<void>();
+    waiter = { target: n, done: arrived.resolve };
+    const timer = setTimeout(
+      () => arrived.reject(new Error(`only ${arrivals.size} of ${n} deliveries arrived`)),
+      timeoutMs,
+    );
+    try {
+      await arrived.promise;
+    } finally {
+      clearTimeout(timer);
+      waiter = undefined;
     }
   };
   return { server, port: server.addr.port, caPem: ca.caPem, waitFor };

@@ -5,9 +5,9 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely } from "kysely";
-import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { PgliteDialect } from "./pglite_driver.ts";
+import { PipelinedPostgresDialect } from "./pipelined_begin.ts";
 import type { Database } from "./schema.ts";
 
 /** An open database: the Kysely handle plus the few driver-level operations Kysely does not offer. */
@@ -45,7 +45,7 @@ function openPostgres(url: string, opts: OpenDbOptions): Db {
     onnotice: () => {},
     ...(opts.searchPath ? { connection: { search_path: opts.searchPath } } : {}),
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }) });
+  const kysely = new Kysely<Database>({ dialect: new PipelinedPostgresDialect(sql) });
   return {
     kind: "postgres",
     kysely,

@@ -23,19 +23,17 @@ export interface OutboxRow extends Omit<NewOutboxRow, "at"> {
   dispatchedAt: Date | null;
 }
 
-/** Writes one outbox row with `q` (a transaction of the triggering action); returns its id. */
+/**
+ * Writes one outbox row with `q` (a transaction of the triggering action); returns its id. Written as one fixed
+ * statement text (not built per call): it runs once per event on the hot path.
+ */
 export async function insertOutboxRow(q: Kysely<Database>, row: NewOutboxRow): Promise<string> {
-  const r = await q.insertInto("event_outbox").values({
-    server: row.server,
-    name: row.name,
-    data: sql<string>`${JSON.stringify(row.data)}::text::jsonb`,
-    owner_office_id: row.ownerOfficeId,
-    owner_user_id: row.ownerUserId,
-    origin_client_id: row.originClientId,
-    origin_api_key_id: row.originApiKeyId,
-    created_at: row.at,
-  }).returning("id").executeTakeFirstOrThrow();
-  return r.id;
+  const r = await sql<{ id: string }>`insert into event_outbox
+      (server, name, data, owner_office_id, owner_user_id, origin_client_id, origin_api_key_id, created_at)
+    values (${row.server}, ${row.name}, ${JSON.stringify(row.data)}::text::jsonb, ${row.ownerOfficeId},
+      ${row.ownerUserId}, ${row.originClientId}, ${row.originApiKeyId}, ${row.at})
+    returning id`.execute(q);
+  return r.rows[0]!.id;
 }
 
 /** The newest outbox rows first (at most `limit`), optionally only those not yet dispatched. */

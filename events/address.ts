@@ -105,12 +105,34 @@ function isGlobalV6(a: ipaddr.IPv6): boolean {
   return a.range() === "unicast" && a.match(GLOBAL_V6) && !BLOCKED_V6.some((cidr) => a.match(cidr));
 }
 
+/** The most address texts whose classification is remembered (per kind); the memory is emptied beyond. */
+const MAX_REMEMBERED = 4_096;
+const globalSeen = new Map<string, boolean>();
+const loopbackSeen = new Map<string, boolean>();
+
+/**
+ * `classify(ip)`, remembered: classifying an address text is a pure function, so the answers resolved on every
+ * attempt are classified once (parsing with ipaddr.js cost ~20 µs per attempt). Resolution itself is not cached.
+ */
+function remembered(seen: Map<string, boolean>, ip: string, classify: (ip: string) => boolean): boolean {
+  const known = seen.get(ip);
+  if (known !== undefined) return known;
+  const answer = classify(ip);
+  if (seen.size >= MAX_REMEMBERED) seen.clear();
+  seen.set(ip, answer);
+  return answer;
+}
+
 /**
  * True when `ip` is a global unicast address: IPv4 in ipaddr's `unicast` range and outside every special-purpose
  * block; IPv6 in 2000::/3, `unicast`, and not NAT64, 6to4, Teredo, documentation or IETF-reserved. IPv4-mapped
  * IPv6 is judged as the IPv4 address it carries. Anything that is not a plain address text gives false.
  */
 export function isGlobalUnicast(ip: string): boolean {
+  return remembered(globalSeen, ip, classifyGlobal);
+}
+
+function classifyGlobal(ip: string): boolean {
   const a = parseIp(ip);
   if (a === null) return false;
   if (a.kind() === "ipv4") return isGlobalV4(a as ipaddr.IPv4);
@@ -120,6 +142,10 @@ export function isGlobalUnicast(ip: string): boolean {
 
 /** True for 127.0.0.0/8 written as IPv4 and for ::1 (not for IPv4-mapped forms). */
 function isLoopback(ip: string): boolean {
+  return remembered(loopbackSeen, ip, classifyLoopback);
+}
+
+function classifyLoopback(ip: string): boolean {
   const a = parseIp(ip);
   if (a === null) return false;
   return a.kind() === "ipv4"

@@ -216,9 +216,9 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
 }
 
 /** Records wait at most this long for companions before they are written. */
-const FLUSH_MS = 5;
+const FLUSH_MS = 10;
 /** A batch of records is written at once when it reaches this size. */
-const FLUSH_AT = 50;
+const FLUSH_AT = 100;
 
 /**
  * Collects attempt records and writes them in few statements ({@linkcode recordAttempts}: each log row with its

@@ -103,10 +103,7 @@ class ConnPool {
     const slot = this.#slot(key);
     while (slot.busy >= MAX_SOCKETS_PER_POOL) {
       if (signal.aborted) throw new DOMException("aborted", "AbortError");
-      await new Promise<void>((r) => {
-        slot.waiting.push(r);
-        signal.addEventListener("abort", () => r(), { once: true });
-      });
+      await turn(slot, signal);
     }
     slot.busy++;
     const idle = fresh ? undefined : this.#takeIdle(slot);
@@ -136,11 +133,10 @@ class ConnPool {
     this.#slots.clear();
   }
 
+  /** Frees a place and wakes the longest waiter (one: waking all made every waiter queue again). */
   #free(slot: Slot): void {
     slot.busy--;
-    const waiting = slot.waiting;
-    slot.waiting = [];
-    for (const wake of waiting) wake();
+    slot.waiting.shift()?.();
   }
 
   #drop(conn: Deno.TlsConn): void {
@@ -185,6 +181,23 @@ class ConnPool {
       if (slot.busy === 0 && keep.length === 0 && slot.waiting.length === 0) this.#slots.delete(key);
     }
   }
+}
+
+/** Waits until `slot` wakes this waiter (a place was freed) or `signal` aborts (then it leaves the line). */
+function turn(slot: Slot, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const wake = () => {
+      signal.removeEventListener("abort", leave);
+      resolve();
+    };
+    const leave = () => {
+      const at = slot.waiting.indexOf(wake);
+      if (at >= 0) slot.waiting.splice(at, 1);
+      resolve();
+    };
+    slot.waiting.push(wake);
+    signal.addEventListener("abort", leave, { once: true });
+  });
 }
 
 /** Opens TCP to the pinned `ip` and TLS verified against `host`; closed again when `signal` aborts meanwhile. */

@@ -3,6 +3,7 @@
  * bytes; `v1,` + Base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)). Secrets are stored encrypted with
  * AES-256-GCM under a key derived (HKDF-SHA256) from AUTH_SECRET, never in clear.
  */
+import { type HmacKey, hmacKey, hmacSha256 } from "./hmac_sha256.ts";
 
 /** Prefix of a webhook secret. */
 export const SECRET_PREFIX = "whsec_";
@@ -28,34 +29,31 @@ export function base64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-/** Caches imported HMAC keys by secret (a handful per subscription at most). */
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
+/** Caches prepared HMAC keys by secret (a handful per subscription at most). */
+const hmacKeys = new Map<string, HmacKey>();
 
-function hmacKey(secret: string): Promise<CryptoKey> {
+function keyOf(secret: string): HmacKey {
   let key = hmacKeys.get(secret);
   if (!key) {
     const bytes = parseSecret(secret);
-    if (!bytes) return Promise.reject(new Error("invalid webhook secret"));
-    key = crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    if (!bytes) throw new Error("invalid webhook secret");
+    key = hmacKey(bytes);
     if (hmacKeys.size > 10_000) hmacKeys.clear();
     hmacKeys.set(secret, key);
   }
   return key;
 }
 
-/** One `v1,<base64>` signature of (`id`, `timestamp`, `body`) with `secret`. */
-export async function signature(
-  secret: string,
-  id: string,
-  timestamp: number,
-  body: string,
-): Promise<string> {
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await hmacKey(secret),
-    new TextEncoder().encode(`${id}.${timestamp}.${body}`),
-  );
-  return `v1,${base64(new Uint8Array(mac))}`;
+/**
+ * One `v1,<base64>` signature of (`id`, `timestamp`, `body`) with `secret`: HMAC-SHA256 computed in
+ * `events/hmac_sha256.ts` (synchronous, same bytes as Web Crypto, a third of its cost per signature).
+ */
+export function signature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+  try {
+    return Promise.resolve(`v1,${base64(hmacSha256(keyOf(secret), `${id}.${timestamp}.${body}`))}`);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** The `webhook-signature` header value: one signature per secret, separated by a space (rotation: two). */
