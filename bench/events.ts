@@ -8,9 +8,9 @@
  *    sides do the same work. For reference, the same with `fetch`'s defaults (HTTP/2 when offered, 32 in flight;
  *    the floor of earlier runs) is printed too.
  * 2. Throughput: N events triggered through the domain path (`withEvents` + `recordEvent`, as the tools do) with
- *    M matching subscriptions; the service drains the outbox (one statement per 100 events creates the deliveries
- *    with their first attempts claimed), re-checks access, signs and POSTs each through the SSRF-safe client, and
- *    logs the attempts in batched statements. Deliveries/s from the first trigger to the last arrival.
+ *    M matching subscriptions; the service drains the outbox (one statement per 100 events holds them and returns
+ *    their first attempts), re-checks access, signs and POSTs each through the SSRF-safe client, and writes each
+ *    delivery with its first attempt in batched statements. Deliveries/s from the first trigger to the last arrival.
  * 3. Latency: events triggered at a steady rate of half the floor (in deliveries/s) for `BENCH_SECONDS`;
  *    trigger-to-arrival p50/p99.
  * Expected (issue): throughput ≥ 0.5 × floor; p99 under 1 s at that rate.

@@ -9,47 +9,116 @@ import type { Database } from "./schema.ts";
 import { parseScopes } from "./oauth.ts";
 
 /**
- * Drains up to `limit` undispatched outbox rows in ONE statement: locks them (`skip locked`, so concurrent drains
- * share the work), creates one delivery per matching live subscription (same server and event, the event's owner,
- * the filter contained in `data`, not the app that caused it) with its first attempt already claimed by this
- * sender until `machine.leaseUntil`, and marks the rows dispatched. Idempotent: a (event, subscription) pair gets
- * at most one delivery. Returns the rows drained and the claimed first attempts with everything they need (as
- * {@linkcode claimAttempts} does); a sender that dies before sending them leaves them to the sweep once the lease
- * ran out.
+ * Drains up to `limit` outbox rows in ONE statement: takes undispatched rows nobody holds (`skip locked`, and a
+ * drainer's lease that ran out counts as nobody: it died), holds them until `machine.leaseUntil`, and returns one
+ * first attempt per matching live subscription (same server and event, the event's owner, the filter contained
+ * in `data`, not the app that caused it) that has no delivery yet, with everything it needs (as
+ * {@linkcode claimAttempts} does). No delivery row is written here: {@linkcode recordAttempts} writes each one
+ * once, with its first attempt's outcome, and {@linkcode markDispatched} then releases the outbox rows. A drainer
+ * that dies before that leaves the rows to the sweep, which sends only the deliveries still missing.
  */
 export async function drainOutbox(
   db: Db,
   opts: { limit: number; now: Date; machine: { now: Date; leaseUntil: Date } },
-): Promise<{ drained: number; claimed: ClaimedAttempt[] }> {
+): Promise<{ outboxIds: string[]; claimed: ClaimedAttempt[] }> {
   const { now, machine } = opts;
-  // Data-modifying CTEs run once each, whatever is read; the facts are read from the rows `c` returns.
+  // Data-modifying CTEs run once each, whatever is read; the facts are read from the pairs `c` lists.
+  // The picked rows carry what matching needs, and `= any (array(...))` keeps every lookup on an index (with
+  // `in (select …)` the generic plan scanned the whole outbox: it cannot know a batch is small).
   const r = await sql<Record<string, unknown>>`with picked as (
-      select id from event_outbox where dispatched_at is null
+      select id, server, name, data, owner_office_id, owner_user_id, origin_client_id from event_outbox
+      where dispatched_at is null and (lease_until is null or lease_until < ${machine.now})
       order by created_at, id limit ${opts.limit} for update skip locked),
-    marked as (
-      update event_outbox set dispatched_at = ${now} where id in (select id from picked) returning id),
+    held as (
+      update event_outbox set lease_until = ${machine.leaseUntil} where id = any (array(select id from picked))
+      returning id),
     c as (
-      insert into event_deliveries (outbox_id, subscription_id, state, lease_until, next_attempt_at, created_at)
-      select o.id, s.id, 'sending', ${machine.leaseUntil}, ${machine.now}, ${machine.now}
-      from event_outbox o
+      select gen_random_uuid() as id, o.id as outbox_id, s.id as subscription_id
+      from picked o
       join event_subscriptions s on s.server = o.server and s.name = o.name and s.ended_at is null
         and s.expires_at > ${now}
         and (s.office_id = o.owner_office_id or (o.owner_user_id is not null and s.user_id = o.owner_user_id))
         and o.data @> s.arguments
         and (o.origin_client_id is null or o.origin_client_id <> s.client_id)
-      where o.id in (select id from picked)
-      on conflict (outbox_id, subscription_id) do nothing
-      returning id, outbox_id, subscription_id)
-    select f.*, (select count(*) from marked)::int as drained from (select 1) one
+      where not exists (select 1 from event_deliveries d where d.outbox_id = o.id and d.subscription_id = s.id))
+    select f.*, (select json_agg(id) from held) as held_ids from (select 1) one
       left join (${attemptFacts}) f on true`.execute(db.kysely);
-  const drained = Number(r.rows[0]?.drained ?? 0);
-  return { drained, claimed: r.rows.filter((x) => x.delivery_id != null).map((x) => claimedOf(x, 1)) };
+  const held = r.rows[0]?.held_ids;
+  const outboxIds = (typeof held === "string" ? JSON.parse(held) : held ?? []) as string[];
+  const claimed = r.rows.filter((x) => x.delivery_id != null).map((x) => ({
+    ...claimedOf(x, 1),
+    isNew: true,
+  }));
+  return { outboxIds, claimed };
+}
+
+/**
+ * Renews this drainer's hold (until `heldUntil`) on outbox rows `outboxIds` to `machine.leaseUntil`; returns the
+ * rows renewed. A row missing from the answer changed hands (the hold ran out and the sweep gave it to another
+ * drainer) or was released: its attempts must not be sent by this drainer.
+ */
+export async function renewHolds(
+  db: Db,
+  outboxIds: readonly string[],
+  heldUntil: Date,
+  machine: { now: Date; leaseUntil: Date },
+): Promise<string[]> {
+  if (outboxIds.length === 0 || heldUntil <= machine.now) return [];
+  const r = await sql<{ id: string }>`update event_outbox set lease_until = ${machine.leaseUntil}
+    where id = any (${uuidArray(outboxIds)}) and lease_until = ${heldUntil}
+    returning id`.execute(db.kysely);
+  return r.rows.map((x) => x.id);
+}
+
+/**
+ * The facts of first attempt `c` (drained, no delivery row yet) read afresh; undefined when its delivery was
+ * written meanwhile.
+ */
+export async function firstAttemptAgain(
+  db: Db,
+  c: Pick<ClaimedAttempt, "deliveryId" | "outboxId" | "subscriptionId">,
+): Promise<ClaimedAttempt | undefined> {
+  const r = await sql<Record<string, unknown>>`with c as (
+      select ${c.deliveryId}::uuid as id, ${c.outboxId}::uuid as outbox_id, ${c.subscriptionId}::text as subscription_id
+      where not exists (select 1 from event_deliveries d where d.outbox_id = ${c.outboxId}::uuid
+        and d.subscription_id = ${c.subscriptionId}))
+    ${attemptFacts}`.execute(db.kysely);
+  const row = r.rows[0];
+  return row ? { ...claimedOf(row, 1), isNew: true } : undefined;
+}
+
+/**
+ * Releases outbox rows this drainer held until `heldUntil` once every first attempt it drained from them was
+ * recorded: marks them dispatched. Rows whose hold changed hands are left alone.
+ */
+export async function markDispatched(
+  db: Db,
+  outboxIds: readonly string[],
+  heldUntil: Date,
+  now: Date,
+): Promise<void> {
+  if (outboxIds.length === 0) return;
+  await sql`update event_outbox set dispatched_at = ${now}, lease_until = null
+    where id = any (${uuidArray(outboxIds)}) and lease_until = ${heldUntil}`.execute(db.kysely);
+}
+
+/**
+ * `ids` as a uuid[] parameter for `id = any (…)`: keeps the lookup on the primary key (a set from
+ * `jsonb_array_elements_text` in `in (select …)` let the generic plan scan a whole table or a partial index).
+ */
+function uuidArray(ids: readonly string[]) {
+  return sql`array(select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb))`;
 }
 
 /** Everything one attempt needs: the event, the subscription, and the access facts checked before sending. */
 export interface ClaimedAttempt {
+  /** The delivery's id (for a first attempt from {@linkcode drainOutbox}: the id it will be written with). */
   deliveryId: string;
+  /** True for a first attempt whose delivery row is written only when the attempt is recorded. */
+  isNew: boolean;
   attempt: number;
+  /** The outbox row (the event). */
+  outboxId: string;
   eventId: string;
   eventName: string;
   eventData: Record<string, unknown>;
@@ -104,22 +173,6 @@ export async function claimAttempts(
   );
 }
 
-/**
- * Re-claims an attempt this sender claimed earlier (`heldUntil` = the lease it got) but has not sent yet: extends
- * the lease and reads the access facts afresh, only while that lease still holds. Undefined when it ran out (the
- * sweep may have handed the attempt to another sender): this sender must then not send it.
- */
-export async function reclaimAttempt(
-  db: Db,
-  c: { deliveryId: string; attempt: number },
-  heldUntil: Date,
-  machine: { now: Date; leaseUntil: Date },
-): Promise<ClaimedAttempt | undefined> {
-  if (heldUntil <= machine.now) return undefined;
-  const cond = sql`state = 'sending' and lease_until = ${heldUntil}`;
-  return (await claimWhere(db, [c.deliveryId], c.attempt, machine.leaseUntil, cond))[0];
-}
-
 async function claimWhere(
   db: Db,
   ids: readonly string[],
@@ -130,8 +183,7 @@ async function claimWhere(
   if (ids.length === 0) return [];
   const r = await sql<Record<string, unknown>>`with c as (
       update event_deliveries set state = 'sending', lease_until = ${leaseUntil}
-      where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb))
-        and next_attempt = ${attempt} and ${claimable}
+      where id = any (${uuidArray(ids)}) and next_attempt = ${attempt} and ${claimable}
       returning id, outbox_id, subscription_id)
     ${attemptFacts}`.execute(db.kysely);
   return r.rows.map((row) => claimedOf(row, attempt));
@@ -159,7 +211,9 @@ function claimedOf(row: Record<string, unknown>, attempt: number): ClaimedAttemp
   const date = (v: unknown) => (v ? new Date(v as string) : null);
   return {
     deliveryId: row.delivery_id as string,
+    isNew: false,
     attempt,
+    outboxId: row.outbox_id as string,
     eventId: eventIdOf(row.outbox_id as string),
     eventName: row.event_name as string,
     eventData: (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
@@ -196,6 +250,8 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
   /** For `retry`: when the next attempt is due (machine time). */
   nextAt?: Date;
+  /** For a first attempt from {@linkcode drainOutbox}: the delivery to write (it has no row yet). */
+  create?: { outboxId: string; subscriptionId: string };
 }
 
 /** Logs the attempt and moves the delivery on (next attempt pending, or finished), in one transaction. */
@@ -209,8 +265,10 @@ function stateAfter(outcome: AttemptOutcome): string {
 }
 
 /**
- * Logs many attempts (of distinct deliveries) and moves each delivery on, in ONE statement: every log row
- * commits together with its delivery's next state, all or none.
+ * Logs many attempts (of distinct deliveries) and moves each delivery on, in ONE statement: a first attempt from
+ * {@linkcode drainOutbox} writes its delivery row in the state its outcome gives, a later attempt updates it; every
+ * log row commits together with its delivery, all or none. Should another drainer have written the delivery
+ * meanwhile (this one's hold ran out), the attempt is logged against that row and its state is left as it is.
  */
 export async function recordAttempts(db: Db, records: readonly AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
@@ -218,6 +276,8 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
     const retry = a.outcome === "retry";
     return {
       d: a.deliveryId,
+      o: a.create?.outboxId ?? null,
+      s: a.create?.subscriptionId ?? null,
       n: a.attempt,
       started: a.startedAt.toISOString(),
       ms: Math.round(a.durationMs),
@@ -232,18 +292,31 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
   await sql`with x as (
       select * from jsonb_to_recordset(${
     JSON.stringify(rows)
-  }::text::jsonb) as x(d uuid, n int, started timestamptz,
-        ms int, status int, err text, outcome text, state text, next_at timestamptz, finished timestamptz)),
+  }::text::jsonb) as x(d uuid, o uuid, s text, n int,
+        started timestamptz, ms int, status int, err text, outcome text, state text, next_at timestamptz,
+        finished timestamptz)),
+    made as (
+      insert into event_deliveries
+        (id, outbox_id, subscription_id, state, next_attempt, next_attempt_at, created_at, finished_at)
+      select d, o, s, state, case when outcome = 'retry' then n + 1 else n end, coalesce(next_at, started),
+        started, finished
+      from x where o is not null
+      on conflict (outbox_id, subscription_id) do nothing
+      returning id),
+    moved as (
+      update event_deliveries e set state = x.state, lease_until = null,
+        next_attempt = case when x.outcome = 'retry' then x.n + 1 else e.next_attempt end,
+        next_attempt_at = case when x.outcome = 'retry' then x.next_at else e.next_attempt_at end,
+        finished_at = x.finished
+      from x where x.o is null and e.id = x.d
+      returning e.id),
     logged as (
-      insert into event_delivery_attempts
-        (delivery_id, attempt, started_at, duration_ms, status, error_class, outcome)
-      select d, n, started, ms, status, err, outcome from x
-      returning delivery_id)
-    update event_deliveries e set state = x.state, lease_until = null,
-      next_attempt = case when x.outcome = 'retry' then x.n + 1 else e.next_attempt end,
-      next_attempt_at = case when x.outcome = 'retry' then x.next_at else e.next_attempt_at end,
-      finished_at = x.finished
-    from x where e.id = x.d and e.id in (select delivery_id from logged)`.execute(db.kysely);
+      select coalesce(m.id, v.id, (select e.id from event_deliveries e
+          where x.o is not null and e.outbox_id = x.o and e.subscription_id = x.s)) as delivery_id, x.*
+      from x left join made m on m.id = x.d left join moved v on v.id = x.d)
+    insert into event_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, error_class, outcome)
+    select delivery_id, n, started, ms, status, err, outcome from logged where delivery_id is not null`
+    .execute(db.kysely);
 }
 
 /**

@@ -277,6 +277,8 @@ export interface EventOutboxTable {
   origin_api_key_id: string | null;
   created_at: GeneratedTimestamp;
   dispatched_at: Timestamp | null;
+  /** Until when a drainer holds the row (machine time, migration 0015); null when nobody does. */
+  lease_until: Timestamp | null;
 }
 
 /** An app's subscription to one event (migration 0009). */

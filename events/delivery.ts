@@ -13,11 +13,13 @@ import {
   type ClaimedAttempt,
   drainOutbox,
   dropOpenDeliveries,
+  firstAttemptAgain,
+  markDispatched,
   outboxPending,
   overdueDeliveries,
-  reclaimAttempt,
   recordAttempt,
   recordAttempts,
+  renewHolds,
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
@@ -82,10 +84,11 @@ export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
 }
 
 /**
- * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement creates the
- * deliveries of up to {@linkcode DRAIN_BATCH} events with their first attempts claimed, and this sender sends
- * them (no queue message in between). At most {@linkcode MAX_BATCHES} drained batches are being sent at once;
- * resolves when everything it drained was sent and recorded. Returns the number of deliveries.
+ * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement holds up to
+ * {@linkcode DRAIN_BATCH} events and returns their first attempts, and this sender sends them (no queue message in
+ * between); each delivery row is written once, with its first attempt's outcome, and the events are then marked
+ * dispatched. At most {@linkcode MAX_BATCHES} drained batches are being sent at once; resolves when everything it
+ * drained was sent and recorded. Returns the number of first attempts.
  */
 export async function drain(deps: AppDeps): Promise<number> {
   const batches: Array<Promise<number>> = [];
@@ -98,13 +101,51 @@ export async function drain(deps: AppDeps): Promise<number> {
           drained.resolve(false);
           throw err;
         });
-      drained.resolve(r.drained === DRAIN_BATCH);
-      await sendClaimed(deps, r.claimed, lease);
+      drained.resolve(r.outboxIds.length === DRAIN_BATCH);
+      const hold = new BatchHold(r.outboxIds, lease.leaseUntil);
+      const outcomes = await sendClaimed(deps, r.claimed, hold);
+      const unsent = new Set(r.claimed.filter((_, i) => outcomes[i] === undefined).map((c) => c.outboxId));
+      const done = [...hold.held].filter((id) => !unsent.has(id));
+      await markDispatched(deps.db, done, hold.until, nowOf(deps));
       return r.claimed.length;
     }));
     more = await drained.promise;
   }
   return (await Promise.all(batches)).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The outbox rows a drained batch holds and until when. Attempts that waited for a slot renew the hold (one
+ * renewal at a time, at most one per {@linkcode FRESH_CLAIM_MS}); rows whose hold changed hands leave `held`.
+ */
+class BatchHold {
+  held: Set<string>;
+  until: Date;
+  #renewedAt = Date.now();
+  #renewing: Promise<void> | undefined;
+
+  constructor(outboxIds: string[], until: Date) {
+    this.held = new Set(outboxIds);
+    this.until = until;
+  }
+
+  /** Whether attempts of `outboxId` may still be sent: held, with time for a whole attempt left. */
+  covers(outboxId: string): boolean {
+    return this.held.has(outboxId) && this.until.getTime() - Date.now() > ATTEMPT_TIMEOUT_MS + 1_000;
+  }
+
+  /** Renews the hold unless that happened less than {@linkcode FRESH_CLAIM_MS} ago. */
+  async renew(db: Db): Promise<void> {
+    if (Date.now() - this.#renewedAt <= FRESH_CLAIM_MS && this.#renewing === undefined) return;
+    this.#renewing ??= (async () => {
+      const next = leaseFrom(new Date());
+      const kept = await renewHolds(db, [...this.held], this.until, next);
+      this.held = new Set(kept);
+      this.until = next.leaseUntil;
+      this.#renewedAt = Date.now();
+    })().finally(() => this.#renewing = undefined);
+    await this.#renewing;
+  }
 }
 
 /** Re-drives missed work: undispatched outbox rows, overdue or orphaned attempts, owed terminations. */
@@ -148,24 +189,24 @@ export async function attempt(
 }
 
 /**
- * Sends attempts claimed together under `lease` as slots free up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once;
- * recording happens outside the slot) and resolves when all were sent and recorded. An attempt that waited longer
- * than {@linkcode FRESH_CLAIM_MS} for its slot is re-claimed first (fresh access facts, longer lease) or, when its
- * lease ran out, left to the sweep.
+ * Sends first attempts drained together as slots free up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once;
+ * recording happens outside the slot) and resolves when all were sent and recorded; `undefined` marks an attempt
+ * not sent. An attempt that waited longer than {@linkcode FRESH_CLAIM_MS} for its slot renews the batch's hold
+ * and reads its access facts afresh first; when the hold changed hands it is left to the sweep.
  */
 async function sendClaimed(
   deps: AppDeps,
   claimed: ClaimedAttempt[],
-  lease: { now: Date; leaseUntil: Date },
+  hold: BatchHold,
 ): Promise<Array<AttemptOutcome | undefined>> {
   const claimedAt = Date.now();
   return await Promise.all(claimed.map(async (c) => {
     const sent = await limited(async () => {
-      const now = new Date();
-      const fresh = now.getTime() - claimedAt <= FRESH_CLAIM_MS &&
-        lease.leaseUntil.getTime() - now.getTime() > ATTEMPT_TIMEOUT_MS + 1_000;
-      if (fresh) return await send(deps, c);
-      const again = await reclaimAttempt(deps.db, c, lease.leaseUntil, leaseFrom(now));
+      const waited = Date.now() - claimedAt > FRESH_CLAIM_MS;
+      if (!waited && hold.covers(c.outboxId)) return await send(deps, c);
+      await hold.renew(deps.db);
+      if (!hold.covers(c.outboxId)) return undefined;
+      const again = waited ? await firstAttemptAgain(deps.db, c) : c;
       return again ? await send(deps, again) : undefined;
     });
     return sent ? await finish(deps, sent) : undefined;
@@ -209,10 +250,16 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
       : result.errorClass,
     outcome,
     nextAt: new Date(Date.now() + delay),
+    create: createOf(claimed),
   });
   if (outcome === "gone") await endForGone(deps, claimed);
   if (outcome === "retry") await eventRuntime(deps).enqueue({ t: "attempt", d: deliveryId, n: n + 1 }, delay);
   return outcome;
+}
+
+/** The delivery row a first attempt writes when it is recorded (none for later attempts). */
+function createOf(c: ClaimedAttempt): AttemptRecord["create"] {
+  return c.isNew ? { outboxId: c.outboxId, subscriptionId: c.subscriptionId } : undefined;
 }
 
 /** Records wait at most this long for companions before they are written. */
@@ -286,6 +333,7 @@ async function holdAttempt(
     status: null,
     errorClass: "revoke" in hold ? `revoked_${hold.revoke}` : hold.drop,
     outcome: "dropped",
+    create: createOf(c),
   });
   return "dropped";
 }
