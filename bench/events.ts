@@ -114,7 +114,7 @@ async function floor(url: string, caPem: string, concurrency: number, http2: boo
           "content-type": "application/json",
           "webhook-id": id,
           "webhook-timestamp": String(ts),
-          "webhook-signature": await signatureHeader([secret], id, ts, body),
+          "webhook-signature": signatureHeader([secret], id, ts, body),
           "x-mcp-subscription-id": "sub_floor",
           "user-agent": "bench-mcp-events",
         },

@@ -45,10 +45,7 @@ export async function drainOutbox(
       left join (${attemptFacts}) f on true`.execute(db.kysely);
   const held = r.rows[0]?.held_ids;
   const outboxIds = (typeof held === "string" ? JSON.parse(held) : held ?? []) as string[];
-  const claimed = r.rows.filter((x) => x.delivery_id != null).map((x) => ({
-    ...claimedOf(x, 1),
-    isNew: true,
-  }));
+  const claimed = r.rows.filter((x) => x.delivery_id != null).map((x) => claimedOf(x, 1, true));
   return { outboxIds, claimed };
 }
 
@@ -84,7 +81,7 @@ export async function firstAttemptAgain(
         and d.subscription_id = ${c.subscriptionId}))
     ${attemptFacts}`.execute(db.kysely);
   const row = r.rows[0];
-  return row ? { ...claimedOf(row, 1), isNew: true } : undefined;
+  return row ? claimedOf(row, 1, true) : undefined;
 }
 
 /**
@@ -207,11 +204,11 @@ const attemptFacts = sql`select c.id as delivery_id, o.id as outbox_id, o.name a
       join event_subscriptions s on s.id = c.subscription_id
       left join users u on u.id = s.user_id`;
 
-function claimedOf(row: Record<string, unknown>, attempt: number): ClaimedAttempt {
+function claimedOf(row: Record<string, unknown>, attempt: number, isNew = false): ClaimedAttempt {
   const date = (v: unknown) => (v ? new Date(v as string) : null);
   return {
     deliveryId: row.delivery_id as string,
-    isNew: false,
+    isNew,
     attempt,
     outboxId: row.outbox_id as string,
     eventId: eventIdOf(row.outbox_id as string),

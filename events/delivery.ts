@@ -377,7 +377,7 @@ export async function signedPost(
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": await signatureHeader(to.secrets, id, timestamp, body),
+    "webhook-signature": signatureHeader(to.secrets, id, timestamp, body),
     "x-mcp-subscription-id": to.subscriptionId,
   };
   return await eventRuntime(deps).client.post(new URL(to.url), headers, body);

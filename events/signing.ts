@@ -46,24 +46,21 @@ function keyOf(secret: string): HmacKey {
 
 /**
  * One `v1,<base64>` signature of (`id`, `timestamp`, `body`) with `secret`: HMAC-SHA256 computed in
- * `events/hmac_sha256.ts` (synchronous, same bytes as Web Crypto, a third of its cost per signature).
+ * `events/hmac_sha256.ts` (synchronous, same bytes as Web Crypto, a third of its cost per signature). Throws for
+ * a secret that is not `whsec_` + Base64 of 24–64 bytes.
  */
-export function signature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
-  try {
-    return Promise.resolve(`v1,${base64(hmacSha256(keyOf(secret), `${id}.${timestamp}.${body}`))}`);
-  } catch (err) {
-    return Promise.reject(err);
-  }
+export function signature(secret: string, id: string, timestamp: number, body: string): string {
+  return `v1,${base64(hmacSha256(keyOf(secret), `${id}.${timestamp}.${body}`))}`;
 }
 
 /** The `webhook-signature` header value: one signature per secret, separated by a space (rotation: two). */
-export async function signatureHeader(
+export function signatureHeader(
   secrets: readonly string[],
   id: string,
   timestamp: number,
   body: string,
-): Promise<string> {
-  return (await Promise.all(secrets.map((s) => signature(s, id, timestamp, body)))).join(" ");
+): string {
+  return secrets.map((s) => signature(s, id, timestamp, body)).join(" ");
 }
 
 /** Encrypts and decrypts webhook secrets at rest. */
