@@ -18,6 +18,7 @@ import {
 } from "./deliveries.ts";
 import type { ClaimedAttempt } from "./deliveries.ts";
 import type { Db } from "./connection.ts";
+import { ensureOffice } from "./offices.ts";
 
 const SECRET = `whsec_${btoa("0123456789abcdefghijklmnopqrstuv")}`;
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, 0) + ms);
@@ -149,6 +150,76 @@ Deno.test("the outbox hold: one drainer at a time, hand-over after a hold ran ou
           outboxIds: [],
           claimed: [],
         });
+      },
+    );
+  } finally {
+    await tdb.close();
+  }
+});
+
+Deno.test("event rows go with their parents (statement triggers, migration 0016), and no delivery is written for a deleted one", async (t) => {
+  const tdb = await openTestDb();
+  const db = tdb.db;
+  const count = async (
+    table: "event_outbox" | "event_deliveries" | "event_delivery_attempts",
+    ids: string[],
+  ) => {
+    const column = table === "event_delivery_attempts" ? "delivery_id" : "id";
+    const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)}
+      where ${sql.ref(column)} = any (${sql.val(ids)}::uuid[])`.execute(db.kysely);
+    return r.rows[0]!.n;
+  };
+  try {
+    const people = await preparePeople(db);
+    const subs = [
+      await addSubscription(db, people, "https://hooks.example.org/a", SECRET),
+      await addSubscription(db, people, "https://hooks.example.org/b", SECRET),
+    ];
+    const events = await recordInquiries(db, people, 2);
+    const drained = await drainOutbox(db, { limit: 10, now: new Date(), machine: machine(0) });
+    assert.equal(drained.claimed.length, 4);
+    const ofEvent = (e: string) => drained.claimed.filter((c) => c.outboxId === e);
+    const gone = drained.claimed.find((c) => c.outboxId === events[1] && c.subscriptionId === subs[0])!;
+    await recordAttempts(db, drained.claimed.filter((c) => c !== gone).map((c) => delivered(c, 100)));
+    const deliveryIds = (cs: ClaimedAttempt[]) => cs.map((c) => c.deliveryId);
+
+    await t.step(
+      "a first attempt whose subscription was deleted meanwhile writes neither delivery nor attempt",
+      async () => {
+        await db.kysely.deleteFrom("event_subscriptions").where("id", "=", subs[0]!).execute();
+        await recordAttempts(db, [delivered(gone, 200)]);
+        assert.equal(await count("event_deliveries", [gone.deliveryId]), 0);
+        assert.equal(await count("event_delivery_attempts", [gone.deliveryId]), 0);
+      },
+    );
+
+    await t.step(
+      "deleting a subscription removed its deliveries and their attempts, not the others",
+      async () => {
+        const mine = drained.claimed.filter((c) => c.subscriptionId === subs[0]);
+        const others = drained.claimed.filter((c) => c.subscriptionId === subs[1]);
+        assert.equal(await count("event_deliveries", deliveryIds(mine)), 0);
+        assert.equal(await count("event_delivery_attempts", deliveryIds(mine)), 0);
+        assert.equal(await count("event_deliveries", deliveryIds(others)), 2);
+        assert.equal(await count("event_delivery_attempts", deliveryIds(others)), 2);
+      },
+    );
+
+    await t.step("deleting an event removes its deliveries and their attempts", async () => {
+      await db.kysely.deleteFrom("event_outbox").where("id", "=", events[0]!).execute();
+      assert.equal(await count("event_deliveries", deliveryIds(ofEvent(events[0]!))), 0);
+      assert.equal(await count("event_delivery_attempts", deliveryIds(ofEvent(events[0]!))), 0);
+      assert.equal(await count("event_deliveries", deliveryIds(ofEvent(events[1]!))), 1);
+    });
+
+    await t.step(
+      "deleting an office removes its events (and with them their deliveries), not those of other offices",
+      async () => {
+        const officeId = await ensureOffice(db, `Büro ohne Bestand ${crypto.randomUUID().slice(0, 8)}`);
+        const [own] = await recordInquiries(db, { ...people, officeId }, 1);
+        await db.kysely.deleteFrom("offices").where("id", "=", officeId).execute();
+        assert.equal(await count("event_outbox", [own!]), 0);
+        assert.equal(await count("event_outbox", [events[1]!]), 1);
       },
     );
   } finally {

@@ -383,11 +383,24 @@ export async function signedPost(
   return await eventRuntime(deps).client.post(new URL(to.url), headers, body);
 }
 
-async function post(deps: AppDeps, c: ClaimedAttempt): Promise<PostOutcome> {
+/**
+ * The body of each event sent lately and whether it is too large, by its data object: the attempts of one event
+ * drained together share that object (one per event), so its body is built and measured once, not per subscription.
+ */
+const bodies = new WeakMap<object, { eventId: string; body: string; tooLarge: boolean }>();
+
+function bodyOf(c: ClaimedAttempt): { body: string; tooLarge: boolean } {
+  const known = bodies.get(c.eventData);
+  if (known?.eventId === c.eventId) return known;
   const body = eventBody(c);
-  if (new TextEncoder().encode(body).length > MAX_BODY_BYTES) {
-    return { kind: "failure", errorClass: "network", durationMs: 0 };
-  }
+  const made = { eventId: c.eventId, body, tooLarge: new TextEncoder().encode(body).length > MAX_BODY_BYTES };
+  bodies.set(c.eventData, made);
+  return made;
+}
+
+async function post(deps: AppDeps, c: ClaimedAttempt): Promise<PostOutcome> {
+  const { body, tooLarge } = bodyOf(c);
+  if (tooLarge) return { kind: "failure", errorClass: "network", durationMs: 0 };
   const secrets = await signingSecrets(deps, c);
   return await signedPost(deps, { url: c.url, subscriptionId: c.subscriptionId, secrets }, c.eventId, body);
 }

@@ -43,6 +43,10 @@ const ENQUEUE_BATCH = 200;
 interface Wiring {
   listening: boolean;
   drainQueued: boolean;
+  /** Handles a queue message while a delivery runs; undefined before it started and after it stopped. */
+  dispatch: ((msg: EventQueueMessage) => Promise<void>) | undefined;
+  /** Whether the KV listener was registered (once per KV: a second `listenQueue` on it gets no messages). */
+  registered: boolean;
 }
 
 const wiring = new WeakMap<EventRuntime, Wiring>();
@@ -52,7 +56,7 @@ export function createEventRuntime(deps: Pick<AppDeps, "config" | "kv" | "log">)
   const { config } = deps;
   const caCerts = config.webhookCaFile ? [Deno.readTextFileSync(config.webhookCaFile)] : undefined;
   const policy: AddressPolicy = { loopbackPorts: config.webhookLoopbackPorts };
-  const state: Wiring = { listening: false, drainQueued: false };
+  const state: Wiring = { listening: false, drainQueued: false, dispatch: undefined, registered: false };
   const runtime: EventRuntime = {
     box: config.events && config.authSecret ? secretBox(config.authSecret) : undefined,
     policy,
@@ -113,7 +117,9 @@ export interface QueueHandlers {
 /**
  * Starts listening on `deps.kv` and sweeping every `config.eventsSweepMs`; runs one sweep at once (a restart
  * picks up what a killed process left). Returns a stopper that ends the sweep and waits (at most one attempt's
- * time) for running handlers, so a clean stop records what it sent; the listener itself ends with the KV.
+ * time) for running handlers, so a clean stop records what it sent. The KV listener is registered once per
+ * runtime and ends with the KV; messages that arrive while no delivery runs start nothing (Postgres holds the
+ * work, and the next start's sweep does it), so no job runs against a database that is being closed.
  */
 export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): Promise<void> } {
   const runtime = eventRuntime(deps);
@@ -127,15 +133,21 @@ export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): Promis
     running.add(p);
     return p.finally(() => running.delete(p));
   };
-  deps.kv.listenQueue(async (value: unknown) => {
-    if (!isEventQueueMessage(value)) return;
+  const dispatch = async (value: EventQueueMessage) => {
     if (value.t === "drain") {
       state.drainQueued = false;
       await run("drain", handlers.drain);
     } else if (value.t === "attempt") await run("attempt", () => handlers.attempt(value.d, value.n));
     else if (value.t === "document") await run("document", () => handlers.document(value.id));
     else await run("terminate", handlers.terminate);
-  }).catch(() => {/* the KV was closed */});
+  };
+  state.dispatch = dispatch;
+  if (!state.registered) {
+    state.registered = true;
+    deps.kv.listenQueue(async (value: unknown) => {
+      if (isEventQueueMessage(value)) await state.dispatch?.(value);
+    }).catch(() => {/* the KV was closed */});
+  }
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const tick = async () => {
@@ -146,7 +158,11 @@ export function listen(deps: AppDeps, handlers: QueueHandlers): { stop(): Promis
   return {
     async stop() {
       stopped = true;
-      state.listening = false;
+      if (state.dispatch === dispatch) {
+        state.listening = false;
+        state.drainQueued = false;
+        state.dispatch = undefined;
+      }
       if (timer !== undefined) clearTimeout(timer);
       let limit: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
