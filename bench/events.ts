@@ -15,9 +15,13 @@
  *    trigger-to-arrival p50/p99.
  * Expected (issue): throughput ≥ 0.5 × floor; p99 under 1 s at that rate.
  *
+ * 4. With BENCH_PHASES=1, afterwards: N events triggered with delivery stopped, then delivered with nothing else
+ *    running; for each phase its rate and the CPU per event or delivery of the service's JavaScript thread, its
+ *    other threads (Deno's I/O) and the Postgres processes on this machine (from /proc; Linux only). It tells
+ *    where the time of the whole path goes; it prints figures, no verdict.
  * Environment (optional): BENCH_EVENTS (1000), BENCH_SUBS (4), BENCH_CONCURRENCY (16), BENCH_SECONDS (5),
  * BENCH_POOL (10, the service's Postgres connections), BENCH_DATABASE_URL (use this server; else a throwaway cluster, or PGlite with BENCH_DB=pglite),
- * BENCH_JSON (write the figures to this file).
+ * BENCH_JSON (write the figures to this file), BENCH_PHASES (1: the phase split of step 4).
  */
 import { percentile } from "./direct_driver.ts";
 import { eventIdOf } from "../db/outbox.ts";
@@ -209,6 +213,76 @@ async function trigger(deps: AppDeps, officeId: string): Promise<{ id: string; a
   return { id: eventIdOf(outboxId), at };
 }
 
+/** Triggers N events, 16 at a time (as 16 concurrent tool calls would). */
+async function triggerAll(deps: AppDeps, officeId: string): Promise<void> {
+  let made = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (made < N) {
+      made++;
+      await trigger(deps, officeId);
+    }
+  }));
+}
+
+/**
+ * CPU time so far (ms): this process's JavaScript thread, the whole process, all Postgres processes. Read by `sh`
+ * from /proc (Deno itself may read /proc only with --allow-all).
+ */
+async function cpuNow(): Promise<{ main: number; process: number; postgres: number }> {
+  const pid = Deno.pid;
+  const script = `cat /proc/${pid}/task/${pid}/stat /proc/${pid}/stat; cat /proc/[0-9]*/stat 2>/dev/null | ` +
+    `grep '(postgres)' || true`;
+  const out = await new Deno.Command("sh", { args: ["-c", script], stdout: "piped", stderr: "null" })
+    .output();
+  if (!out.success) throw new Error("sh could not read /proc");
+  const ms = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ticks of 10 ms
+  };
+  const [main, whole, ...postgres] = new TextDecoder().decode(out.stdout).trim().split("\n");
+  if (!main || !whole) throw new Error("no /proc stat of this process");
+  return { main: ms(main), process: ms(whole), postgres: postgres.reduce((sum, line) => sum + ms(line), 0) };
+}
+
+type Cpu = Awaited<ReturnType<typeof cpuNow>>;
+
+/** Prints a phase's rate and CPU per unit since `c0` (see step 4 of the header). */
+async function phaseLine(what: string, n: number, unit: string, ms: number, c0: Cpu) {
+  const c = await cpuNow();
+  const per = (cpuMs: number) => `${((cpuMs * 1000) / n).toFixed(0)} µs`;
+  say(
+    `  ${what}: ${(n / (ms / 1000)).toFixed(0)} ${
+      unit === "delivery" ? "deliveries" : `${unit}s`
+    }/s; CPU per ${unit}: JavaScript thread ${per(c.main - c0.main)}, other threads ${
+      per(c.process - c0.process - (c.main - c0.main))
+    }, Postgres ${per(c.postgres - c0.postgres)}`,
+  );
+}
+
+/** Step 4: triggering with delivery stopped, then delivery alone. */
+async function phases(
+  deps: AppDeps,
+  officeId: string,
+  rx: { waitFor(n: number, ms: number): Promise<void> },
+) {
+  let c0: Cpu;
+  try {
+    c0 = await cpuNow();
+  } catch (err) {
+    return say(`phases: CPU times not readable (${(err as Error).message})`);
+  }
+  say(`phases (N=${N}, M=${M}; CPU in 10 ms ticks, so short phases are coarse):`);
+  let t0 = performance.now();
+  await triggerAll(deps, officeId);
+  await phaseLine("triggering only (delivery stopped)", N, "event", performance.now() - t0, c0);
+  c0 = await cpuNow();
+  t0 = performance.now();
+  const delivery = startEventDelivery(deps);
+  await rx.waitFor(N * M, 120_000);
+  await phaseLine("delivering only", N * M, "delivery", performance.now() - t0, c0);
+  await delivery.stop();
+}
+
 async function main() {
   const arrivals: Arrivals = new Map();
   const rx = await startReceiver(arrivals);
@@ -262,13 +336,7 @@ async function main() {
     arrivals.clear();
 
     const t0 = performance.now();
-    let made = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (made < N) {
-        made++;
-        await trigger(deps, officeId);
-      }
-    }));
+    await triggerAll(deps, officeId);
     const triggeredMs = performance.now() - t0;
     await rx.waitFor(N * M, 120_000);
     say(`  (triggering ${N} events took ${triggeredMs.toFixed(0)} ms)`);
@@ -320,6 +388,10 @@ async function main() {
       );
     }
     await delivery.stop();
+    if (Deno.env.get("BENCH_PHASES") === "1") {
+      arrivals.clear();
+      await phases(deps, officeId, rx);
+    }
   } finally {
     deps.events.client.close();
     kv.close();
