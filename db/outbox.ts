@@ -1,6 +1,7 @@
 /** SQL of the event outbox (DESIGN §5): rows are written inside the transaction of the action that triggers them. */
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
+import { deferrable } from "./pipelined_begin.ts";
 import type { Database } from "./schema.ts";
 
 /** An outbox row to write. */
@@ -24,16 +25,19 @@ export interface OutboxRow extends Omit<NewOutboxRow, "at"> {
 }
 
 /**
- * Writes one outbox row with `q` (a transaction of the triggering action); returns its id. Written as one fixed
- * statement text (not built per call): it runs once per event on the hot path.
+ * Writes one outbox row with `q` (a transaction of the triggering action); returns its id, chosen here. Written as
+ * one fixed statement text (not built per call): it runs once per event on the hot path. The insert is
+ * {@linkcode deferrable}: on Postgres it travels with the transaction's `commit` (or its next statement), which
+ * throws if the insert failed; a transaction of one event is then one round trip.
  */
 export async function insertOutboxRow(q: Kysely<Database>, row: NewOutboxRow): Promise<string> {
-  const r = await sql<{ id: string }>`insert into event_outbox
-      (server, name, data, owner_office_id, owner_user_id, origin_client_id, origin_api_key_id, created_at)
-    values (${row.server}, ${row.name}, ${JSON.stringify(row.data)}::text::jsonb, ${row.ownerOfficeId},
-      ${row.ownerUserId}, ${row.originClientId}, ${row.originApiKeyId}, ${row.at})
-    returning id`.execute(q);
-  return r.rows[0]!.id;
+  const id = crypto.randomUUID();
+  const insert = sql`insert into event_outbox
+      (id, server, name, data, owner_office_id, owner_user_id, origin_client_id, origin_api_key_id, created_at)
+    values (${id}, ${row.server}, ${row.name}, ${JSON.stringify(row.data)}::text::jsonb, ${row.ownerOfficeId},
+      ${row.ownerUserId}, ${row.originClientId}, ${row.originApiKeyId}, ${row.at})`;
+  await q.executeQuery(deferrable(insert.compile(q)));
+  return id;
 }
 
 /** The newest outbox rows first (at most `limit`), optionally only those not yet dispatched. */

@@ -3,11 +3,14 @@
  * transaction's first statement instead of waiting for its own answer. A transaction of one statement then costs
  * two round trips instead of three. Measured in `bench:events` (16 concurrent `withEvents` transactions of one
  * insert): ~1/3 of the service's CPU per transaction was postgres.js and Deno's socket layer per round trip.
+ * Statements marked {@linkcode deferrable} go further: they are written with the `commit` that follows them, so
+ * such a transaction is one round trip.
  *
  * Safety: postgres.js sends the queries of a reserved connection in order, so the server runs `begin` before the
- * statement. When `begin` fails the statement's own result is discarded and the failure is thrown, so the caller
- * (Kysely) rolls back as for any failed statement. `begin` fails only when the connection is lost, and then the
- * pipelined statement fails with it.
+ * statement, and a deferred statement before the next one. When `begin` or a deferred statement fails, the next
+ * statement's own result is discarded and that failure is thrown, so the caller (Kysely) rolls back as for any
+ * failed statement; when the next statement is the `commit`, the server has already turned it into a rollback.
+ * `begin` fails only when the connection is lost, and then the pipelined statement fails with it.
  */
 import {
   CompiledQuery,
@@ -19,10 +22,28 @@ import {
 import { PostgresJSDialect } from "kysely-postgres-js";
 import type postgres from "postgres";
 
-/** A connection whose `begin` may still be on its way. */
+/** Statements marked by {@linkcode deferrable} (compiled queries are objects Kysely hands on unchanged). */
+const DEFERRABLE = new WeakSet<CompiledQuery>();
+
+/**
+ * Marks `query` so that, inside a transaction on Postgres, it is sent at once but its answer is awaited only by the
+ * transaction's next statement or its `commit`: the caller gets an empty result at once. A transaction of one
+ * such statement is then a single round trip (`begin`, the statement and `commit` written together). Its failure
+ * is thrown by that next statement or by the commit (Postgres answers the `commit` of a failed transaction with a
+ * rollback), so the transaction still commits all or nothing. For statements whose result the caller does not
+ * need; outside a transaction, and on PGlite, the statement runs as usual. Returns `query`.
+ */
+export function deferrable(query: CompiledQuery): CompiledQuery {
+  DEFERRABLE.add(query);
+  return query;
+}
+
+/** A connection whose `begin`, and deferrable statements after it, may still be on their way. */
 class PipelinedConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
-  #begun: Promise<unknown> | undefined;
+  /** Statements sent whose answers nobody has awaited yet, in the order they were sent. */
+  #unanswered: Promise<unknown>[] = [];
+  #inTransaction = false;
 
   constructor(inner: DatabaseConnection) {
     this.inner = inner;
@@ -30,24 +51,48 @@ class PipelinedConnection implements DatabaseConnection {
 
   /** Sends `begin` (or `start transaction …`) without waiting; the next statement waits for both. */
   begin(query: CompiledQuery): void {
-    const begun = this.inner.executeQuery(query);
-    begun.catch(() => {}); // observed by the next statement
-    this.#begun = begun;
+    this.#inTransaction = true;
+    this.#send(query);
+  }
+
+  /** Marks the end of the transaction (its `commit` or `rollback` comes next and awaits what is unanswered). */
+  ending(): void {
+    this.#inTransaction = false;
+  }
+
+  /** Forgets the unanswered statements (before a rollback: their failure is not the caller's error). */
+  forget(): void {
+    this.#unanswered = [];
+  }
+
+  /**
+   * Hands `query` to postgres.js at once. postgres.js writes the statements of a reserved connection in the order
+   * they were handed to it, so nothing sent later can overtake it.
+   */
+  #send(query: CompiledQuery): void {
+    const sent = this.inner.executeQuery(query);
+    sent.catch(() => {}); // observed by the next statement
+    this.#unanswered.push(sent);
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const begun = this.#begun;
-    this.#begun = undefined;
-    if (!begun) return await this.inner.executeQuery<R>(query);
+    if (this.#inTransaction && DEFERRABLE.has(query)) {
+      this.#send(query);
+      return { rows: [] };
+    }
+    const earlier = this.#unanswered;
+    if (earlier.length === 0) return await this.inner.executeQuery<R>(query);
+    this.#unanswered = [];
     const run = this.inner.executeQuery<R>(query);
-    const [opened, result] = await Promise.allSettled([begun, run]);
-    if (opened.status === "rejected") throw opened.reason;
-    if (result.status === "rejected") throw result.reason;
-    return result.value;
+    const settled = await Promise.allSettled([...earlier, run]);
+    for (const s of settled) if (s.status === "rejected") throw s.reason;
+    return await run;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
-    if (this.#begun) throw new Error("streaming as the first statement of a transaction is not supported");
+    if (this.#unanswered.length > 0) {
+      throw new Error("streaming right after `begin` or a deferred statement is not supported");
+    }
     return this.inner.streamQuery<R>(query, chunkSize);
   }
 }
@@ -61,7 +106,10 @@ function beginText(settings: TransactionSettings): string {
   return text;
 }
 
-/** Wraps a postgres.js driver: connections are {@linkcode PipelinedConnection}s, `begin` is not awaited. */
+/**
+ * Wraps a postgres.js driver: connections are {@linkcode PipelinedConnection}s, `begin` and deferrable statements
+ * are not awaited.
+ */
 function pipelinedDriver(driver: Driver): Driver {
   const unwrap = (c: DatabaseConnection) => c instanceof PipelinedConnection ? c.inner : c;
   return {
@@ -72,8 +120,17 @@ function pipelinedDriver(driver: Driver): Driver {
       connection.begin(CompiledQuery.raw(beginText(settings)));
       return Promise.resolve();
     },
-    commitTransaction: (connection) => driver.commitTransaction(connection),
-    rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+    commitTransaction(connection) {
+      if (connection instanceof PipelinedConnection) connection.ending();
+      return driver.commitTransaction(connection);
+    },
+    rollbackTransaction(connection) {
+      if (connection instanceof PipelinedConnection) {
+        connection.ending();
+        connection.forget();
+      }
+      return driver.rollbackTransaction(connection);
+    },
     savepoint: driver.savepoint?.bind(driver),
     rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
     releaseSavepoint: driver.releaseSavepoint?.bind(driver),

@@ -1,11 +1,13 @@
 /**
  * Transactions with the pipelined `begin` (Postgres only: PGlite has its own driver): a commit is visible, a
  * throw or a failing first statement rolls everything back, isolation settings are applied, and concurrent
- * transactions stay apart.
+ * transactions stay apart. Deferrable statements: answered by the next statement or the commit, their failure
+ * rolls the whole transaction back and reaches the caller, outside a transaction they run as usual.
  */
 import assert from "node:assert/strict";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { DATABASE_URL, openTestDb } from "../tests/helpers.ts";
+import { deferrable } from "./pipelined_begin.ts";
 
 Deno.test({
   name: "pipelined begin: commit, rollback on a throw or a failing first statement, isolation, concurrency",
@@ -68,6 +70,102 @@ Deno.test({
             r.rows.map((row) => row.x),
             Array.from({ length: 20 }, (_, i) => 100 + 2 * i),
           );
+        },
+      );
+
+      const countFrom200 = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from pipe_t where x between 200 and 999`.execute(
+          db,
+        ))
+          .rows[0]!.n;
+      // deno-lint-ignore no-explicit-any
+      const later = (q: Kysely<any>, x: number | null) =>
+        q.executeQuery(deferrable(sql`insert into pipe_t values (${x})`.compile(q)));
+
+      await t.step(
+        "a deferrable statement in a transaction is answered later; alone it commits",
+        async () => {
+          const early = await db.transaction().execute(async (tx) => {
+            // A deferred statement's result is not awaited: even a select answers with no rows at once.
+            const r = await tx.executeQuery(deferrable(sql`select 1 as one from pg_sleep(0.05)`.compile(tx)));
+            await later(tx, 200);
+            return r.rows;
+          });
+          assert.deepEqual(early, []);
+          assert.equal(await countFrom200(), 1);
+        },
+      );
+
+      await t.step("outside a transaction a deferrable statement runs as usual", async () => {
+        const r = await db.executeQuery(deferrable(sql<{ one: number }>`select 1 as one`.compile(db)));
+        assert.deepEqual(r.rows, [{ one: 1 }]);
+      });
+
+      await t.step(
+        "a failing deferred statement fails the commit, rolls back and its error reaches the caller",
+        async () => {
+          let resolved = false;
+          await assert.rejects(
+            () =>
+              db.transaction().execute(async (tx) => {
+                await sql`insert into pipe_t values (201)`.execute(tx);
+                await later(tx, null);
+                resolved = true;
+              }),
+            /null value/,
+          );
+          assert.equal(resolved, true, "the deferred statement did not wait for its answer");
+          assert.equal(await countFrom200(), 1);
+        },
+      );
+
+      await t.step(
+        "the statement after a deferred one sees it, and throws the deferred one's failure",
+        async () => {
+          const seen = await db.transaction().execute(async (tx) => {
+            await later(tx, 202);
+            return (await sql<{ n: number }>`select count(*)::int as n from pipe_t where x = 202`.execute(tx))
+              .rows[0]!.n;
+          });
+          assert.equal(seen, 1);
+          await assert.rejects(
+            () =>
+              db.transaction().execute(async (tx) => {
+                await later(tx, null);
+                await sql`select 1`.execute(tx);
+              }),
+            /null value/,
+          );
+          assert.equal(await countFrom200(), 2);
+        },
+      );
+
+      await t.step("a throw after a deferred statement rolls it back with the caller's error", async () => {
+        await assert.rejects(() =>
+          db.transaction().execute(async (tx) => {
+            await later(tx, 203);
+            throw new Error("changed my mind");
+          }), /changed my mind/);
+        await assert.rejects(() =>
+          db.transaction().execute(async (tx) => {
+            await later(tx, null);
+            throw new Error("changed my mind too");
+          }), /changed my mind too/);
+        assert.equal(await countFrom200(), 2);
+      });
+
+      await t.step(
+        "concurrent one-statement deferred transactions, half failing, leave the committed rows",
+        async () => {
+          const results = await Promise.allSettled(
+            Array.from({ length: 40 }, (_, i) =>
+              db.transaction().execute(async (tx) => {
+                await later(tx, i % 2 === 0 ? 1000 + i : null);
+              })),
+          );
+          assert.equal(results.filter((r) => r.status === "rejected").length, 20);
+          const r = await sql<{ x: number }>`select x from pipe_t where x >= 1000 order by x`.execute(db);
+          assert.deepEqual(r.rows.map((row) => row.x), Array.from({ length: 20 }, (_, i) => 1000 + 2 * i));
         },
       );
     } finally {
