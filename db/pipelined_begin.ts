@@ -60,7 +60,10 @@ class PipelinedConnection implements DatabaseConnection {
     this.#inTransaction = false;
   }
 
-  /** Forgets the unanswered statements (before a rollback: their failure is not the caller's error). */
+  /**
+   * Forgets the unanswered statements (before a rollback, or one to a savepoint: their failure is not the caller's
+   * error).
+   */
   forget(): void {
     this.#unanswered = [];
   }
@@ -132,7 +135,12 @@ function pipelinedDriver(driver: Driver): Driver {
       return driver.rollbackTransaction(connection);
     },
     savepoint: driver.savepoint?.bind(driver),
-    rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
+    rollbackToSavepoint: driver.rollbackToSavepoint &&
+      ((connection, name, compile) => {
+        // Statements deferred after the savepoint (the savepoint itself awaited the earlier ones) are undone here.
+        if (connection instanceof PipelinedConnection) connection.forget();
+        return driver.rollbackToSavepoint!(connection, name, compile);
+      }),
     releaseSavepoint: driver.releaseSavepoint?.bind(driver),
     releaseConnection: (connection, options) => driver.releaseConnection(unwrap(connection), options),
     destroy: (options) => driver.destroy(options),

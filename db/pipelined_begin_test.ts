@@ -2,7 +2,8 @@
  * Transactions with the pipelined `begin` (Postgres only: PGlite has its own driver): a commit is visible, a
  * throw or a failing first statement rolls everything back, isolation settings are applied, and concurrent
  * transactions stay apart. Deferrable statements: answered by the next statement or the commit, their failure
- * rolls the whole transaction back and reaches the caller, outside a transaction they run as usual.
+ * rolls the whole transaction back (or back to a savepoint) and reaches the caller, outside a transaction they
+ * run as usual.
  */
 import assert from "node:assert/strict";
 import { type Kysely, sql } from "kysely";
@@ -152,6 +153,22 @@ Deno.test({
             throw new Error("changed my mind too");
           }), /changed my mind too/);
         assert.equal(await countFrom200(), 2);
+      });
+
+      await t.step("a rollback to a savepoint undoes a failed deferred statement after it", async () => {
+        const trx = await db.startTransaction().execute();
+        try {
+          await later(trx, 204);
+          const sp = await trx.savepoint("before_bad").execute();
+          await later(sp, null);
+          await sp.rollbackToSavepoint("before_bad").execute();
+          await later(sp, 205);
+          await sp.commit().execute();
+        } catch (err) {
+          await trx.rollback().execute();
+          throw err;
+        }
+        assert.equal(await countFrom200(), 4);
       });
 
       await t.step(
