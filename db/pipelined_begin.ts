@@ -83,21 +83,30 @@ class PipelinedConnection implements DatabaseConnection {
       this.#send(query);
       return { rows: [] };
     }
-    const earlier = this.#unanswered;
+    const earlier = this.#takeUnanswered();
     if (earlier.length === 0) return await this.inner.executeQuery<R>(query);
-    this.#unanswered = [];
     const run = this.inner.executeQuery<R>(query);
-    const settled = await Promise.allSettled([...earlier, run]);
-    for (const s of settled) if (s.status === "rejected") throw s.reason;
+    await settled([...earlier, run]);
     return await run;
   }
 
-  streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
-    if (this.#unanswered.length > 0) {
-      throw new Error("streaming right after `begin` or a deferred statement is not supported");
-    }
-    return this.inner.streamQuery<R>(query, chunkSize);
+  /** Streams `query`'s rows once `begin` and the deferred statements before it were answered (throws their failure). */
+  async *streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    await settled(this.#takeUnanswered());
+    yield* this.inner.streamQuery<R>(query, chunkSize);
   }
+
+  /** The statements sent whose answers nobody awaited yet; the caller awaits them now. */
+  #takeUnanswered(): Promise<unknown>[] {
+    const earlier = this.#unanswered;
+    this.#unanswered = [];
+    return earlier;
+  }
+}
+
+/** Waits for all of `answers`, then throws the first failure among them (in the order they were sent). */
+async function settled(answers: Promise<unknown>[]): Promise<void> {
+  for (const s of await Promise.allSettled(answers)) if (s.status === "rejected") throw s.reason;
 }
 
 /** The text Kysely's Postgres driver sends to open a transaction with `settings`. */

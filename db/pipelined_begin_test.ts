@@ -2,8 +2,8 @@
  * Transactions with the pipelined `begin` (Postgres only: PGlite has its own driver): a commit is visible, a
  * throw or a failing first statement rolls everything back, isolation settings are applied, and concurrent
  * transactions stay apart. Deferrable statements: answered by the next statement or the commit, their failure
- * rolls the whole transaction back (or back to a savepoint) and reaches the caller, outside a transaction they
- * run as usual.
+ * rolls the whole transaction back (or back to a savepoint) and reaches the caller, also through a stream;
+ * outside a transaction they run as usual.
  */
 import assert from "node:assert/strict";
 import { type Kysely, sql } from "kysely";
@@ -172,6 +172,31 @@ Deno.test({
       });
 
       await t.step(
+        "a stream after a deferred statement sees it, and throws the deferred one's failure",
+        async () => {
+          const streamed = await db.transaction().execute(async (tx) => {
+            await later(tx, 206);
+            const rows: unknown[] = [];
+            const query = sql`select x from pipe_t where x = 206`.compile(tx);
+            for await (const chunk of tx.getExecutor().stream(query, 10)) rows.push(...chunk.rows);
+            return rows;
+          });
+          assert.deepEqual(streamed, [{ x: 206 }]);
+          await assert.rejects(
+            () =>
+              db.transaction().execute(async (tx) => {
+                await later(tx, null);
+                for await (const _ of tx.getExecutor().stream(sql`select 1`.compile(tx), 10)) {
+                  /* drained */
+                }
+              }),
+            /null value/,
+          );
+          assert.equal(await countFrom200(), 5);
+        },
+      );
+
+      await t.step(
         "concurrent one-statement deferred transactions, half failing, leave the committed rows",
         async () => {
           const results = await Promise.allSettled(
@@ -180,7 +205,10 @@ Deno.test({
                 await later(tx, i % 2 === 0 ? 1000 + i : null);
               })),
           );
-          assert.equal(results.filter((r) => r.status === "rejected").length, 20);
+          assert.equal(
+            results.filter((r) => r.status === "rejected").length,
+            20,
+          );
           const r = await sql<{ x: number }>`select x from pipe_t where x >= 1000 order by x`.execute(db);
           assert.deepEqual(r.rows.map((row) => row.x), Array.from({ length: 20 }, (_, i) => 1000 + 2 * i));
         },
