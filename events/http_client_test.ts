@@ -274,3 +274,91 @@ Deno.test("a URL that fails the check is refused with its reason", async () => {
     client.close();
   }
 });
+
+/** A TLS server answering every request on a connection with `answer(n)` (n counts from 0 per server). */
+async function scriptedServer(answer: (n: number) => string) {
+  const ca = await testCa();
+  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem });
+  const stats = { connections: 0, requests: 0 };
+  const open: Promise<void>[] = [];
+  const serve = async (conn: Deno.Conn) => {
+    while (await readRequest(conn)) {
+      await conn.write(new TextEncoder().encode(answer(stats.requests++))).catch(() => {});
+    }
+    conn.close();
+  };
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      stats.connections++;
+      open.push(serve(conn));
+    }
+  })();
+  const close = async () => {
+    listener.close();
+    await accepting;
+    await Promise.all(open);
+  };
+  return { port: listener.addr.port, stats, close };
+}
+
+Deno.test("answers larger than the reader's first buffer arrive whole, one after another on one connection", async () => {
+  // Request 0: a 10 KiB header and a 30 KiB body; request 1: a small answer; request 2: a chunked 20 KiB body.
+  const big = "x".repeat(10 * 1024);
+  const body = (n: number) => `${n}`.repeat(30 * 1024 / `${n}`.length);
+  const chunk = "z".repeat(10 * 1024);
+  const server = await scriptedServer((n) =>
+    n === 0
+      ? `HTTP/1.1 200 OK\r\nx-big: ${big}\r\ncontent-length: ${body(7).length}\r\n\r\n${body(7)}`
+      : n === 1
+      ? "HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\nok"
+      : `HTTP/1.1 202 Accepted\r\ntransfer-encoding: chunked\r\n\r\n2800\r\n${chunk}\r\n2800\r\n${chunk}\r\n0\r\n\r\n`
+        .replace(
+          /2800/g,
+          chunk.length.toString(16),
+        )
+  );
+  const client = await clientFor([server.port]);
+  try {
+    const url = new URL(`https://localhost:${server.port}/hook`);
+    const outs: PostOutcome[] = [];
+    for (let i = 0; i < 3; i++) outs.push(await client.post(url, {}, BODY));
+    assert.deepEqual(
+      outs.map((o) => o.kind === "response" && [o.status, o.body.length, o.body.slice(0, 3)]),
+      [[200, 30 * 1024, "777"], [201, 2, "ok"], [202, 2 * chunk.length, "zzz"]],
+    );
+  } finally {
+    client.close();
+    await server.close();
+  }
+  assert.deepEqual(server.stats, { connections: 1, requests: 3 });
+});
+
+Deno.test("a post waiting for one of the 16 connections to a busy receiver times out in line, like those sent", async () => {
+  const ca = await testCa();
+  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem });
+  const held: Promise<void>[] = [];
+  let connections = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      // Reads the request and never answers; the client's deadline closes the connection.
+      held.push((async () => {
+        while (await readRequest(conn));
+        conn.close();
+      })());
+    }
+  })();
+  const client = await clientFor([listener.addr.port], { timeoutMs: 300 });
+  try {
+    const url = new URL(`https://localhost:${listener.addr.port}/hook`);
+    const outs = await Promise.all(Array.from({ length: 17 }, () => client.post(url, {}, BODY)));
+    assert.deepEqual(new Set(outs.map((o) => o.kind === "failure" && o.errorClass)), new Set(["timeout"]));
+    assert.ok(outs.every((o) => o.durationMs >= 300 && o.durationMs < 2_000), JSON.stringify(outs));
+  } finally {
+    client.close();
+    listener.close();
+    await accepting;
+    await Promise.all(held);
+  }
+  assert.equal(connections, 16);
+});
