@@ -383,7 +383,10 @@ export async function signedPost(
   return await eventRuntime(deps).client.post(urlOf(to.url), headers, body);
 }
 
-/** Parsed subscription addresses (the client does not change them): parsing one per attempt cost ~1 % in `bench:events`. */
+/**
+ * Parsed subscription addresses (the client does not change them): parsing one per attempt was ~0.6 % of the
+ * sending thread's profile samples in `bench:events`.
+ */
 const urls = new Map<string, URL>();
 
 function urlOf(url: string): URL {

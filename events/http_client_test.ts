@@ -222,24 +222,28 @@ async function readRequest(conn: Deno.Conn): Promise<boolean> {
   }
 }
 
-/** A TLS server that answers the first request of each connection with 204 and drops the connection on the next. */
-async function oneShotServer() {
+/** Counts of a {@linkcode tlsServer}: connections accepted and requests read. */
+interface ServerStats {
+  connections: number;
+  requests: number;
+}
+
+/** A TLS server (test CA) on loopback that runs `serve` for each accepted connection and closes it afterwards. */
+async function tlsServer(serve: (conn: Deno.Conn, stats: ServerStats) => Promise<void>) {
   const ca = await testCa();
   const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem });
-  const stats = { connections: 0, requests: 0 };
+  const stats: ServerStats = { connections: 0, requests: 0 };
   const open: Promise<void>[] = [];
-  const serve = async (conn: Deno.Conn) => {
-    if (await readRequest(conn)) {
-      stats.requests++;
-      await conn.write(new TextEncoder().encode("HTTP/1.1 204 No Content\r\nconnection: keep-alive\r\n\r\n"));
-      if (await readRequest(conn)) stats.requests++;
-    }
-    conn.close();
-  };
   const accepting = (async () => {
     for await (const conn of listener) {
       stats.connections++;
-      open.push(serve(conn));
+      open.push(
+        serve(conn, stats).finally(() => {
+          try {
+            conn.close();
+          } catch { /* already closed */ }
+        }),
+      );
     }
   })();
   const close = async () => {
@@ -248,6 +252,16 @@ async function oneShotServer() {
     await Promise.all(open);
   };
   return { port: listener.addr.port, stats, close };
+}
+
+/** A TLS server that answers the first request of each connection with 204 and drops the connection on the next. */
+function oneShotServer() {
+  return tlsServer(async (conn, stats) => {
+    if (!(await readRequest(conn))) return;
+    stats.requests++;
+    await conn.write(new TextEncoder().encode("HTTP/1.1 204 No Content\r\nconnection: keep-alive\r\n\r\n"));
+    if (await readRequest(conn)) stats.requests++;
+  });
 }
 
 Deno.test("a kept-alive connection the receiver dropped is replaced once, on a new connection", async () => {
@@ -276,29 +290,12 @@ Deno.test("a URL that fails the check is refused with its reason", async () => {
 });
 
 /** A TLS server answering every request on a connection with `answer(n)` (n counts from 0 per server). */
-async function scriptedServer(answer: (n: number) => string) {
-  const ca = await testCa();
-  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem });
-  const stats = { connections: 0, requests: 0 };
-  const open: Promise<void>[] = [];
-  const serve = async (conn: Deno.Conn) => {
+function scriptedServer(answer: (n: number) => string) {
+  return tlsServer(async (conn, stats) => {
     while (await readRequest(conn)) {
       await conn.write(new TextEncoder().encode(answer(stats.requests++))).catch(() => {});
     }
-    conn.close();
-  };
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      stats.connections++;
-      open.push(serve(conn));
-    }
-  })();
-  const close = async () => {
-    listener.close();
-    await accepting;
-    await Promise.all(open);
-  };
-  return { port: listener.addr.port, stats, close };
+  });
 }
 
 Deno.test("answers larger than the reader's first buffer arrive whole, one after another on one connection", async () => {
@@ -334,31 +331,19 @@ Deno.test("answers larger than the reader's first buffer arrive whole, one after
 });
 
 Deno.test("a post waiting for one of the 16 connections to a busy receiver times out in line, like those sent", async () => {
-  const ca = await testCa();
-  const listener = Deno.listenTls({ hostname: "127.0.0.1", port: 0, cert: ca.certPem, key: ca.keyPem });
-  const held: Promise<void>[] = [];
-  let connections = 0;
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      connections++;
-      // Reads the request and never answers; the client's deadline closes the connection.
-      held.push((async () => {
-        while (await readRequest(conn));
-        conn.close();
-      })());
-    }
-  })();
-  const client = await clientFor([listener.addr.port], { timeoutMs: 300 });
+  // Reads the requests and never answers; the client's deadline closes the connection.
+  const server = await tlsServer(async (conn) => {
+    while (await readRequest(conn));
+  });
+  const client = await clientFor([server.port], { timeoutMs: 300 });
   try {
-    const url = new URL(`https://localhost:${listener.addr.port}/hook`);
+    const url = new URL(`https://localhost:${server.port}/hook`);
     const outs = await Promise.all(Array.from({ length: 17 }, () => client.post(url, {}, BODY)));
     assert.deepEqual(new Set(outs.map((o) => o.kind === "failure" && o.errorClass)), new Set(["timeout"]));
     assert.ok(outs.every((o) => o.durationMs >= 300 && o.durationMs < 2_000), JSON.stringify(outs));
   } finally {
     client.close();
-    listener.close();
-    await accepting;
-    await Promise.all(held);
+    await server.close();
   }
-  assert.equal(connections, 16);
+  assert.equal(server.stats.connections, 16);
 });
