@@ -6,7 +6,7 @@ import { createApp } from "./app.ts";
 import { ConfigError, configFromEnv } from "./config.ts";
 import { seedIfEmpty } from "./catalogue/seed.ts";
 import { seedSampleZonesIfEmpty } from "./valuation/sample_zones.ts";
-import { openDb } from "./db/connection.ts";
+import { EmbeddedBusyError, openDb } from "./db/connection.ts";
 import { openKv } from "./db/kv.ts";
 import { migrate } from "./db/migrate.ts";
 import { pendingMigrations } from "./db/migrate_check.ts";
@@ -37,6 +37,11 @@ async function main(): Promise<void> {
   const db = await openDb({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,
+    opener: { role: "service", name: "deno task start" },
+  }).catch((err) => {
+    if (!(err instanceof EmbeddedBusyError)) throw err;
+    console.error(err.message);
+    Deno.exit(EmbeddedBusyError.EXIT_CODE);
   });
   if (db.kind === "pglite") {
     const applied = await migrate(db);
@@ -47,6 +52,8 @@ async function main(): Promise<void> {
       const zones = await seedSampleZonesIfEmpty(db);
       if (zones) log.log("info", "invented sample land-value zones loaded", { zones });
     }
+    // Operator tasks started from now on work through this process (db/connection.ts).
+    await db.share?.((msg, fields) => log.log("warn", msg, fields));
   } else {
     const pending = await pendingMigrations(db);
     if (pending.length) {

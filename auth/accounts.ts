@@ -3,10 +3,13 @@
  * pages), office membership, and ending it. Passwords are hashed by better-auth (scrypt).
  */
 import type { Db } from "../db/connection.ts";
-import { endMembership, startMembership, userByEmail } from "../db/accounts.ts";
+import { leaveOffice, startMembership, userByEmail } from "../db/accounts.ts";
+import { connectionsOf } from "../db/oauth.ts";
+import { type AppDeps, nowOf } from "../routes/env.ts";
 import { AppError } from "../errors.ts";
 import { type Auth, withOwnAdapter } from "./better_auth.ts";
-import type { Role } from "./principal.ts";
+import { disconnectApp } from "./connections.ts";
+import { rightOfRole, type Role } from "./principal.ts";
 
 /** A new person: e-mail, display name, password, role; operator-created accounts are verified at once. */
 export interface NewPerson {
@@ -70,9 +73,22 @@ export async function addProvider(
   return { userId, created: true };
 }
 
-/** Ends the office membership of the provider with e-mail `email`; their tokens and keys stop working at once. */
-export async function removeProvider(db: Db, email: string): Promise<boolean> {
-  const existing = await userByEmail(db, email);
-  if (!existing) return false;
-  return await endMembership(db, existing.id);
+/**
+ * Ends the provider `email`'s work for their office: the membership ends, their API keys are revoked and their
+ * account becomes a seeker account again (one transaction); then every app connected with the provider right is
+ * disconnected (its subscriptions end). Her provider credentials are refused on their very next use; she can
+ * still sign in and use the service as a seeker. Returns whether a membership was active.
+ */
+export async function removeProvider(
+  deps: Pick<AppDeps, "db" | "log" | "clock" | "events">,
+  email: string,
+): Promise<boolean> {
+  const person = await userByEmail(deps.db, email);
+  if (!person || person.role !== "provider") return false;
+  const ended = await leaveOffice(deps.db, person.id, nowOf(deps));
+  const providerRight = rightOfRole("provider");
+  for (const c of await connectionsOf(deps.db, person.id)) {
+    if (c.scopes.includes(providerRight)) await disconnectApp(deps, person.id, c.clientId);
+  }
+  return ended;
 }

@@ -60,6 +60,22 @@ export async function endMembership(db: Db, userId: string): Promise<boolean> {
   return Number(res.numUpdatedRows) > 0;
 }
 
+/**
+ * Ends `userId`'s work for an office in one transaction: the active membership ends, every API key of the person
+ * is revoked, and the role goes back to `seeker` (a person without an office is a seeker). Returns whether a
+ * membership was active.
+ */
+export async function leaveOffice(db: Db, userId: string, now: Date): Promise<boolean> {
+  return await db.kysely.transaction().execute(async (tx) => {
+    const res = await tx.updateTable("office_memberships").set({ ended_at: now })
+      .where("user_id", "=", userId).where("ended_at", "is", null).executeTakeFirst();
+    await tx.updateTable("api_keys").set({ revoked_at: now })
+      .where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+    await tx.updateTable("users").set({ role: "seeker", updatedAt: now }).where("id", "=", userId).execute();
+    return Number(res.numUpdatedRows) > 0;
+  });
+}
+
 /** Inserts a person without a password (operator tasks set one through better-auth; tests use it as is). */
 export async function insertUser(
   db: Db,

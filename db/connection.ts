@@ -1,25 +1,43 @@
 /**
  * Opens the system of record: postgres.js on a real server when a URL is given, else embedded PGlite.
  *
+ * An embedded data folder belongs to one process at a time (`db/embedded_lock.ts`). The service holds it and,
+ * once ready, serves it on a unix socket (`db/pglite_share.ts`); an operator task started meanwhile finds the
+ * service in the lock file and works through that socket, so its writes land in the one database the service
+ * uses. A task that finds the folder free holds it itself; another task waits for it, and the service refuses to
+ * start while a task holds it ({@linkcode EmbeddedBusyError}).
+ *
  * Nothing here runs on import; `main.ts`, tasks and tests call {@linkcode openDb} and pass the handle on.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely } from "kysely";
+import { Kysely, PGliteDialect } from "kysely";
 import postgres from "postgres";
-import { PgliteDialect } from "./pglite_driver.ts";
+import { describeHolder, HeldLock, type Holder, readHolder } from "./embedded_lock.ts";
+import { Gate, gatedPglite, type PgliteServer, servePglite } from "./pglite_share.ts";
 import { PipelinedPostgresDialect } from "./pipelined_begin.ts";
 import type { Database } from "./schema.ts";
 
 /** An open database: the Kysely handle plus the few driver-level operations Kysely does not offer. */
 export interface Db {
-  /** Which engine runs underneath. */
+  /** Which engine runs underneath (`pglite` also when reached through the service's socket). */
   readonly kind: "pglite" | "postgres";
   /** The query builder every `db/` module uses. */
   readonly kysely: Kysely<Database>;
   /** Runs a multi-statement SQL script in one transaction (used by migrations only). */
   execScript(script: string): Promise<void>;
-  /** Closes every connection. */
+  /**
+   * Serves this embedded database to operator tasks on a unix socket (the service calls it once it is ready).
+   * Absent unless this process holds an embedded data folder.
+   */
+  share?: (warn?: (msg: string, fields: Record<string, unknown>) => void) => Promise<void>;
+  /** Closes every connection (and lets go of an embedded data folder). */
   close(): Promise<void>;
+}
+
+/** Who opens an embedded data folder: the service or an operator task, named as the operator started it. */
+export interface Opener {
+  role: "service" | "task";
+  name: string;
 }
 
 /** Where to open the database. */
@@ -32,22 +50,40 @@ export interface OpenDbOptions {
   searchPath?: string | undefined;
   /** Pool size for postgres.js (default 10). */
   poolSize?: number | undefined;
+  /** Who opens an embedded data folder (default: a task named after the main module). */
+  opener?: Opener | undefined;
+  /** Receives a line when the opener has to wait for another process (default: stderr). */
+  notice?: ((line: string) => void) | undefined;
+  /** How long a task waits for another process to let go of the data folder (default 10 minutes). */
+  waitMs?: number | undefined;
+}
+
+/** The embedded data folder is held by a process this opener may not share it with (now, or within the wait). */
+export class EmbeddedBusyError extends Error {
+  override name = "EmbeddedBusyError";
+  /** Exit code of tasks and the service for this case. */
+  static readonly EXIT_CODE = 3;
 }
 
 /** Opens the database described by `opts`. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts) : await openPglite(opts.dataDir);
+  if (opts.databaseUrl) return openPostgres(postgres(opts.databaseUrl, poolOptions(opts)), "postgres");
+  if (!opts.dataDir || opts.dataDir === ":memory:") return await openPglite(new PGlite());
+  return await openEmbedded(opts.dataDir, opts);
 }
 
-function openPostgres(url: string, opts: OpenDbOptions): Db {
-  const sql = postgres(url, {
+function poolOptions(opts: OpenDbOptions): postgres.Options<Record<string, never>> {
+  return {
     max: opts.poolSize ?? 10,
     onnotice: () => {},
     ...(opts.searchPath ? { connection: { search_path: opts.searchPath } } : {}),
-  });
+  };
+}
+
+function openPostgres(sql: postgres.Sql, kind: Db["kind"]): Db {
   const kysely = new Kysely<Database>({ dialect: new PipelinedPostgresDialect(sql) });
   return {
-    kind: "postgres",
+    kind,
     kysely,
     async execScript(script) {
       await sql.begin(async (tx) => {
@@ -63,21 +99,136 @@ function openPostgres(url: string, opts: OpenDbOptions): Db {
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const pg = dataDir && dataDir !== ":memory:" ? new PGlite(dataDir) : new PGlite();
+async function openPglite(pg: PGlite, lock?: HeldLock, folder?: string): Promise<Db> {
   await pg.waitReady;
-  const kysely = new Kysely<Database>({ dialect: new PgliteDialect(pg) });
+  const gate = new Gate();
+  const kysely = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: gatedPglite(pg, gate) }) });
+  let server: PgliteServer | undefined;
   return {
     kind: "pglite",
     kysely,
     async execScript(script) {
-      await pg.transaction(async (tx) => {
-        await tx.exec(script);
-      });
+      await gate.run(() =>
+        pg.transaction(async (tx) => {
+          await tx.exec(script);
+        })
+      );
     },
+    ...(lock && folder
+      ? {
+        async share(warn) {
+          if (server) return;
+          server = await servePglite(pg, gate, await socketPath(folder), { warn });
+          await lock.announce(server.path);
+        },
+      }
+      : {}),
     async close() {
+      await server?.close();
       await kysely.destroy();
-      await pg.close();
+      if (!pg.closed) await pg.close();
+      await lock?.release();
     },
   };
+}
+
+/**
+ * Opens an embedded data folder: as its holder, or through the running service's socket. A task waits for another
+ * task (up to `waitMs`, default 10 minutes); the service waits up to 15 s for a task (one may have won a race with
+ * the service's start) and refuses at once when another service holds the folder.
+ */
+async function openEmbedded(folder: string, opts: OpenDbOptions): Promise<Db> {
+  const opener = opts.opener ?? { role: "task", name: defaultTaskName() };
+  const notice = opts.notice ?? ((line: string) => console.error(line));
+  const deadline = Date.now() + (opts.waitMs ?? (opener.role === "service" ? 15_000 : 10 * 60_000));
+  const parent = folder.replace(/[\\/][^\\/]*[\\/]?$/, "");
+  if (parent && parent !== folder) await Deno.mkdir(parent, { recursive: true });
+  let told = "";
+  for (;;) {
+    const lock = await HeldLock.take(folder, opener);
+    if (lock) return await holdFolder(folder, lock);
+    const holder = await readHolder(folder);
+    if (holder?.role === "service") {
+      if (opener.role === "service") throw busy(holder, opener);
+      const db = holder.socket ? await connectSocket(holder.socket) : undefined;
+      if (db) return db;
+    }
+    if (Date.now() > deadline) throw busy(holder, opener);
+    const why = holder ? waitingLine(holder) : "";
+    if (why && why !== told) notice(told = why);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function holdFolder(folder: string, lock: HeldLock): Promise<Db> {
+  try {
+    return await openPglite(new PGlite(folder), lock, folder);
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+/** A Db over the service's socket, or undefined when nobody answers there (the service is going away). */
+async function connectSocket(socket: string): Promise<Db | undefined> {
+  const sql = postgres({
+    host: socket.slice(0, socket.lastIndexOf("/")),
+    port: Number(socket.slice(socket.lastIndexOf(".") + 1)),
+    user: "postgres",
+    database: "postgres",
+    // The backend is shared: named prepared statements of two clients would collide.
+    prepare: false,
+    max: 4,
+    onnotice: () => {},
+  });
+  try {
+    await sql`select 1`;
+  } catch {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    return undefined;
+  }
+  return openPostgres(sql, "pglite");
+}
+
+function waitingLine(h: Holder): string {
+  return h.role === "service"
+    ? `waiting for the service ${describeHolder(h)} to finish starting…`
+    : `waiting for ${describeHolder(h)} to finish with the embedded database…`;
+}
+
+function busy(h: Holder | undefined, opener: Opener): EmbeddedBusyError {
+  if (!h) return new EmbeddedBusyError("the embedded database is in use by another process; try again later");
+  if (h.role === "service") {
+    return new EmbeddedBusyError(
+      `the embedded database is already served by ${describeHolder(h)}; stop it first or use that service`,
+    );
+  }
+  return new EmbeddedBusyError(
+    opener.role === "service"
+      ? `the embedded database is in use by ${describeHolder(h)}; start the service when it has finished ` +
+        "(tasks started while the service runs use the service's database)"
+      : `the embedded database is still in use by ${describeHolder(h)}; try again when it has finished`,
+  );
+}
+
+/**
+ * Where the service serves `folder`: `<folder>.run/.s.PGSQL.5432` (postgres.js and psql find a socket by folder
+ * and port), or a folder under /tmp named by a hash of the path when that is too long for a unix socket.
+ */
+async function socketPath(folder: string): Promise<string> {
+  const abs = await Deno.realPath(folder);
+  let dir = `${abs}.run`;
+  if (dir.length + 16 > 100) {
+    const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(abs)));
+    dir = `/tmp/immobilien-pglite-${
+      [...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("")
+    }`;
+  }
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  return `${dir}/.s.PGSQL.5432`;
+}
+
+function defaultTaskName(): string {
+  const file = Deno.mainModule.slice(Deno.mainModule.lastIndexOf("/") + 1).replace(/\.tsx?$/, "");
+  return `deno task (${file})`;
 }

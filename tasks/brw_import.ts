@@ -64,7 +64,7 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
   }
   const origin = provenance(parsed, file);
   if (typeof origin === "string") return fail(err, origin, 2);
-  const db = await (deps.open ?? openConfiguredDb)();
+  const db = await (deps.open ?? (() => openConfiguredDb("brw:import")))();
   try {
     await migrate(db);
     const result = await store(db, parsed.state, file, origin, deps.progress ?? true);

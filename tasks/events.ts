@@ -42,7 +42,7 @@ function line(r: OutboxRow): string {
     `    ${JSON.stringify(r.data)}`;
 }
 
-const db = await openConfiguredDb();
+const db = await openConfiguredDb("events:outbox");
 try {
   if (db.kind === "pglite") await migrate(db);
   const rows = await listOutbox(db, { limit, pendingOnly: values.pending ?? false, name: values.name });

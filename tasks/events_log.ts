@@ -86,7 +86,7 @@ export async function main(args: string[]): Promise<number> {
     console.error(err.message);
     return 2;
   }
-  const db = await openConfiguredDb();
+  const db = await openConfiguredDb("events:log");
   try {
     if (db.kind === "pglite") await migrate(db);
     const lines = await attemptLog(db, q.of, q.limit);

@@ -2,7 +2,7 @@
 import { migrate } from "../db/migrate.ts";
 import { openConfiguredDb } from "./open.ts";
 
-const db = await openConfiguredDb();
+const db = await openConfiguredDb("db:migrate");
 try {
   const applied = await migrate(db);
   console.log(applied.length ? `applied: ${applied.join(", ")}` : "database is up to date");

@@ -1,6 +1,6 @@
 /** Opens the configured database for an operator task (the same database `deno task start` uses). */
 import { configFromEnv } from "../config.ts";
-import { type Db, openDb } from "../db/connection.ts";
+import { type Db, EmbeddedBusyError, openDb } from "../db/connection.ts";
 
 /** What an operator task needs from its surroundings; tests pass their own database and output. */
 export interface TaskDeps {
@@ -14,14 +14,22 @@ export interface TaskDeps {
   progress?: boolean;
 }
 
-/** The database named by the environment: `DATABASE_URL`, else the embedded PGlite under `DATA_DIR`. */
-export async function openConfiguredDb(): Promise<Db> {
+/**
+ * The database named by the environment: `DATABASE_URL`, else the embedded PGlite under `DATA_DIR`. While the
+ * service runs on the embedded database, the task works through the service (db/connection.ts); when another task
+ * holds it, this one waits and says so on stderr. If it cannot get the database, it prints why and exits with 3.
+ */
+export async function openConfiguredDb(task: string): Promise<Db> {
   const config = configFromEnv();
-  if (!config.databaseUrl && config.dataDir !== ":memory:") {
-    await Deno.mkdir(config.dataDir, { recursive: true });
+  try {
+    return await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,
+      opener: { role: "task", name: `deno task ${task}` },
+    });
+  } catch (err) {
+    if (!(err instanceof EmbeddedBusyError)) throw err;
+    console.error(err.message);
+    Deno.exit(EmbeddedBusyError.EXIT_CODE);
   }
-  return await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir === ":memory:" ? undefined : `${config.dataDir}/pglite`,
-  });
 }

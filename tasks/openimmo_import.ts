@@ -40,7 +40,7 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
   } catch (e) {
     return fail(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
   }
-  const db = await (deps.open ?? openConfiguredDb)();
+  const db = await (deps.open ?? (() => openConfiguredDb("openimmo:import")))();
   try {
     await migrate(db);
     const office = await findOffice(db, parsed.office);

@@ -28,7 +28,7 @@ if (seed !== undefined && !Number.isInteger(seed)) {
   console.error("--seed must be a whole number");
   Deno.exit(2);
 }
-const db = await openConfiguredDb();
+const db = await openConfiguredDb("db:seed");
 try {
   await migrate(db);
   const bar = progressBar("seeding", count);

@@ -67,7 +67,7 @@ export async function main(args: string[]): Promise<number> {
     console.error(err.message);
     return 2;
   }
-  const db = await openConfiguredDb();
+  const db = await openConfiguredDb("social:connect");
   try {
     if (db.kind === "pglite") await migrate(db);
     if (a.disconnect) {

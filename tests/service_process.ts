@@ -1,7 +1,7 @@
 /**
  * Test support for running the REAL service (`main.ts`) and operator tasks as child processes against a database
- * the test process prepares: a PGlite data folder on disk (one process at a time: prepare, close, then start), or
- * a fresh schema on the `DATABASE_URL` server (the child gets it through `?search_path=` on the URL, which
+ * the test process prepares: a PGlite data folder on disk (opened by the test process while a service child runs,
+ * it works through that service, as an operator task does; see db/connection.ts), or a fresh schema on the `DATABASE_URL` server (the child gets it through `?search_path=` on the URL, which
  * postgres.js sends as a startup parameter).
  *
  * Also the event world those tests share: a provider in an office with a listing, an app (OAuth client) with the
