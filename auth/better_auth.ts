@@ -5,6 +5,8 @@
  * The gaps listed in `shared/notes/stack-facts.md` are closed here and in `auth/connections.ts`:
  * loopback redirect URIs make a client `native`; consent is narrowed to the person's right (`consentHook`);
  * disconnecting deletes consent and tokens in one transaction; every MCP call re-checks the connection.
+ * Refresh tokens are single-use (a reuse ends the grant), and access tokens carry their issue time in µs of the
+ * database clock so that ending a grant reaches them (`auth/revocation.ts`, migration 0018).
  */
 import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
@@ -15,6 +17,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
 import type { Logger } from "../log.ts";
 import { personAccess } from "../db/accounts.ts";
+import { databaseMicros } from "../db/oauth.ts";
 import { sendMail } from "./mail.ts";
 import { rightOfRole } from "./principal.ts";
 
@@ -24,6 +27,12 @@ export const AUTH_BASE_PATH = "/api/auth";
 export const SCOPES = ["lesen", "suchen", "offline_access"] as const;
 /** Lifetime of an access token in seconds (about 10 minutes, issue 4). */
 export const ACCESS_TOKEN_SECONDS = 600;
+/**
+ * The access-token claim holding its issue time in whole microseconds of the database clock. Grant cutoffs
+ * (migration 0018) are taken from the same clock, so a token issued after a revocation, even within the same
+ * second, is told apart from one issued before it (`iat` has whole seconds only).
+ */
+export const ISSUED_US_CLAIM = "iat_us";
 /** Lifetime of a refresh token in seconds (30 days). */
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** Sign-in page (server-rendered, `pages/`). */
@@ -109,6 +118,10 @@ export function authOptions(deps: AuthDeps) {
         accessTokenExpiresIn: ACCESS_TOKEN_SECONDS,
         refreshTokenExpiresIn: REFRESH_TOKEN_SECONDS,
         grantTypes: ["authorization_code", "refresh_token"],
+        // OAuth 2.1 §4.3.1 for public clients: a refresh token is used once. The MCP plugin's default (30 s)
+        // answered a rotated token again with the same tokens; with 0 a reuse ends the whole grant.
+        refreshTokenReuseInterval: 0,
+        customAccessTokenClaims: async () => ({ [ISSUED_US_CLAIM]: await databaseMicros(db) }),
       }),
     ],
   };

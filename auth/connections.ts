@@ -4,7 +4,8 @@ import { type AppDeps, nowOf } from "../routes/env.ts";
 
 /**
  * Disconnects `clientId` from `userId`: consent, refresh and access tokens go in one transaction; JWT access
- * tokens still in circulation are refused on their next use because the MCP check finds no consent.
+ * tokens still in circulation are refused on their next use (no consent, and a grant cutoff that also holds when
+ * the person connects the app again at once).
  * Returns whether a connection existed.
  */
 export async function disconnectApp(

@@ -1,5 +1,10 @@
-/** SQL over better-auth's OAuth tables: connections (consents), disconnecting, usage, JWKS, operator lists. */
+/**
+ * SQL over better-auth's OAuth tables and ours: connections (consents), the per-request check, revocation
+ * (grant cutoffs, revoked access tokens, exchanged codes; migration 0018), disconnecting, usage, JWKS, operator
+ * lists.
+ */
 import { sql } from "kysely";
+import type { Role } from "../auth/principal.ts";
 import type { Db } from "./connection.ts";
 import { dropOpenDeliveries } from "./deliveries.ts";
 import { endSubscriptions } from "./subscriptions.ts";
@@ -32,21 +37,110 @@ export async function connectionsOf(db: Db, userId: string): Promise<ConnectionR
   }));
 }
 
-/** The active consent of (`userId`, `clientId`): its scopes and creation time, or undefined. */
-export async function consentOf(
+/** What the MCP check needs to know about a connection, read in one statement. */
+export interface ConnectionCheck {
+  role: Role;
+  /** The office of an active membership, or null. */
+  officeId: string | null;
+  /** The scopes of the newest consent of (person, app), or null without consent. */
+  consentScopes: string[] | null;
+  consentAt: Date | null;
+  /** Whether the connection's grants ended after the token was issued (migration 0018). */
+  cutOff: boolean;
+  /** Whether the token's `jti` was revoked (RFC 7009). */
+  revoked: boolean;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * One statement for the MCP check of an access token: the person's role and active office, the consent of
+ * (`userId`, `clientId`), whether a grant cutoff is later than `issuedUs` (µs since the epoch, database clock),
+ * whether `jti` is revoked, and when the connection was last used. Undefined when the person does not exist.
+ */
+export async function connectionCheck(
   db: Db,
-  userId: string,
-  clientId: string,
-): Promise<{ scopes: string[]; createdAt: Date } | undefined> {
-  const row = await db.kysely.selectFrom("oauthConsent").select(["scopes", "createdAt"])
-    .where("userId", "=", userId).where("clientId", "=", clientId)
-    .orderBy("createdAt", "desc").limit(1).executeTakeFirst();
-  return row ? { scopes: parseScopes(row.scopes), createdAt: new Date(row.createdAt) } : undefined;
+  p: { userId: string; clientId: string; jti: string; issuedUs: number },
+): Promise<ConnectionCheck | undefined> {
+  const { rows } = await sql<{
+    role: Role;
+    office_id: string | null;
+    scopes: unknown;
+    consent_at: Date | string | null;
+    last_used_at: Date | string | null;
+    cut_off: boolean;
+    revoked: boolean;
+  }>`
+    select u.role, m.office_id, k.scopes, k."createdAt" as consent_at, x.last_used_at,
+      exists (select 1 from oauth_grant_cutoffs g where g.user_id = ${p.userId} and g.client_id = ${p.clientId}
+        and extract(epoch from g.not_before) * 1000000 > ${String(p.issuedUs)}::numeric) as cut_off,
+      exists (select 1 from oauth_revoked_access_tokens r where r.jti = ${p.jti}) as revoked
+    from users u
+    left join office_memberships m on m.user_id = ${p.userId} and m.ended_at is null
+    left join lateral (select scopes, "createdAt" from "oauthConsent" c
+      where c."userId" = ${p.userId} and c."clientId" = ${p.clientId} order by c."createdAt" desc limit 1) k
+      on true
+    left join oauth_connection_usage x on x.user_id = ${p.userId} and x.client_id = ${p.clientId}
+    where u.id = ${p.userId}`.execute(db.kysely);
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    role: r.role,
+    officeId: r.office_id ?? null,
+    consentScopes: r.consent_at === null ? null : parseScopes(r.scopes),
+    consentAt: r.consent_at === null ? null : new Date(r.consent_at),
+    cutOff: r.cut_off,
+    revoked: r.revoked,
+    lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at),
+  };
+}
+
+/** The database clock in whole microseconds since the epoch (the issue time access tokens carry). */
+export async function databaseMicros(db: Db): Promise<number> {
+  const { rows } = await sql<{ us: string }>`
+    select floor(extract(epoch from clock_timestamp()) * 1000000)::text as us`.execute(db.kysely);
+  return Number(rows[0]!.us);
+}
+
+/** Revokes the access token `jti` until `expiresAt` (RFC 7009); forgets revocations of expired tokens. */
+export async function revokeAccessTokenId(db: Db, jti: string, expiresAt: Date): Promise<void> {
+  await sql`with expired as (delete from oauth_revoked_access_tokens where expires_at < now())
+    insert into oauth_revoked_access_tokens (jti, expires_at) values (${jti}, ${expiresAt})
+    on conflict (jti) do nothing`.execute(db.kysely);
+}
+
+/**
+ * Records that the code with SHA-256 `codeHash` was exchanged for (`userId`, `clientId`), until `expiresAt` (when
+ * the access token it gave expires); forgets expired records.
+ */
+export async function recordCodeExchange(
+  db: Db,
+  p: { codeHash: string; userId: string; clientId: string; expiresAt: Date },
+): Promise<void> {
+  await sql`with expired as (delete from oauth_code_exchanges where expires_at < now())
+    insert into oauth_code_exchanges (code_hash, user_id, client_id, expires_at)
+    values (${p.codeHash}, ${p.userId}, ${p.clientId}, ${p.expiresAt})
+    on conflict (code_hash) do nothing`.execute(db.kysely);
+}
+
+/**
+ * A replayed code: ends every grant of the connection the code with SHA-256 `codeHash` was exchanged for (its
+ * access tokens are refused from now on). Returns whether the code was known.
+ */
+export async function endGrantsOfCode(db: Db, codeHash: string): Promise<boolean> {
+  const { rows } = await sql<{ user_id: string }>`
+    insert into oauth_grant_cutoffs (user_id, client_id, not_before)
+    select user_id, client_id, clock_timestamp() from oauth_code_exchanges
+    where code_hash = ${codeHash} and expires_at > now()
+    on conflict (user_id, client_id) do update
+      set not_before = greatest(oauth_grant_cutoffs.not_before, excluded.not_before)
+    returning user_id`.execute(db.kysely);
+  return rows.length > 0;
 }
 
 /**
  * Ends a connection in one transaction: ends its event subscriptions, deletes the consent, the refresh and access
- * tokens of (`userId`, `clientId`) and its usage row. Returns whether a consent existed.
+ * tokens of (`userId`, `clientId`) and its usage row; the deletes' triggers refuse the JWT access tokens issued so
+ * far (a grant cutoff). Returns whether a consent existed.
  */
 export async function deleteConnection(
   db: Db,

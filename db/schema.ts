@@ -172,6 +172,27 @@ export interface OauthAccessTokenTable {
   expiresAt: Timestamp;
 }
 
+/** Per connection (person, app): access tokens issued before `not_before` are refused (migration 0018). */
+export interface OauthGrantCutoffsTable {
+  user_id: string;
+  client_id: string;
+  not_before: Timestamp;
+}
+
+/** An access token revoked by RFC 7009, by its `jti`, kept until it expires. */
+export interface OauthRevokedAccessTokensTable {
+  jti: string;
+  expires_at: Timestamp;
+}
+
+/** The connection an authorization code was exchanged for (SHA-256 of the code), while its token is alive. */
+export interface OauthCodeExchangesTable {
+  code_hash: string;
+  user_id: string;
+  client_id: string;
+  expires_at: Timestamp;
+}
+
 /** A person's API key for the MCP endpoint: only the SHA-256 hex of the key is stored. */
 export interface ApiKeysTable {
   id: Generated<string>;
@@ -367,6 +388,9 @@ export interface Database {
   oauthConsent: OauthConsentTable;
   oauthRefreshToken: OauthRefreshTokenTable;
   oauthAccessToken: OauthAccessTokenTable;
+  oauth_grant_cutoffs: OauthGrantCutoffsTable;
+  oauth_revoked_access_tokens: OauthRevokedAccessTokensTable;
+  oauth_code_exchanges: OauthCodeExchangesTable;
   api_keys: ApiKeysTable;
   inquiries: InquiriesTable;
   inquiry_messages: InquiryMessagesTable;

@@ -279,6 +279,29 @@ const TEXTS = {
     "This enquiry is closed; you cannot write in it any more.",
   ],
   enquiryOf: ["Anfrage vom", "Enquiry of"],
+  oauthErrorTitle: ["Die App kann nicht verbunden werden", "The app cannot be connected"],
+  oauthUnknownApp: [
+    "Diese App ist bei uns nicht registriert: Die Anfrage nennt eine unbekannte Client-ID.",
+    "This app is not registered with us: the request names an unknown client ID.",
+  ],
+  oauthUnknownAppHelp: [
+    "Starten Sie die Verbindung in der App noch einmal; die App meldet sich dabei neu bei uns an. Hilft das nicht, wenden Sie sich an den Anbieter der App.",
+    "Start the connection in the app once more; the app registers with us again. If that does not help, contact the app's maker.",
+  ],
+  oauthBadRedirect: [
+    "Die Rücksprungadresse in der Anfrage ist für diese App nicht registriert. Zu Ihrem Schutz leiten wir Sie nicht dorthin weiter.",
+    "The return address in the request is not registered for this app. To protect you, we do not send you there.",
+  ],
+  oauthDisabledApp: ["Diese App ist gesperrt.", "This app has been blocked."],
+  oauthBadRequest: [
+    "Die Anfrage der App ist ungültig; wir können sie nicht bearbeiten.",
+    "The app's request is invalid; we cannot process it.",
+  ],
+  oauthErrorHelp: [
+    "Schließen Sie dieses Fenster und verbinden Sie die App erneut aus der App heraus. Besteht der Fehler weiter, wenden Sie sich an den Anbieter der App. Ihr Konto ist nicht betroffen.",
+    "Close this window and connect the app again from within the app. If the error persists, contact the app's maker. Your account is not affected.",
+  ],
+  oauthErrorCode: ["Fehlercode", "Error code"],
 } as const;
 
 /** A text key. */

@@ -2,10 +2,15 @@
  * The OAuth 2.1 authorization server's public HTTP surface: discovery metadata (RFC 8414, RFC 9728), client
  * registration (RFC 7591), authorize, token, revocation (RFC 7009), JWKS and the e-mail verification link.
  * Only these better-auth endpoints are reachable from outside; sign-in, sign-up and consent go through the
- * server-rendered pages, which call better-auth on the server and enforce our rules first.
+ * server-rendered pages, which call better-auth on the server and enforce our rules first. Around better-auth:
+ * authorize always redirects, the token and revocation endpoints revoke what better-auth cannot
+ * (`auth/revocation.ts`), the metadata says what we serve (`auth/metadata.ts`), and its error page is ours.
  */
 import { Hono } from "hono";
 import { type Auth, AUTH_BASE_PATH, withOwnAdapter } from "../auth/better_auth.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/metadata.ts";
+import { afterRevocation, afterTokenRequest, oauthParams, revocationRequest } from "../auth/revocation.ts";
+import { oauthErrorResponse } from "../pages/oauth_error_page.tsx";
 import { clientAddress } from "./client_address.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
 
@@ -20,24 +25,39 @@ const PUBLIC_AUTH_PATHS: Record<string, string[]> = {
   "/.well-known/oauth-authorization-server": ["GET"],
 };
 
+/** Caching of the discovery documents (better-auth's value). */
+const METADATA_CACHE = "public, max-age=15, stale-while-revalidate=15, stale-if-error=86400";
+
 /** The OAuth sub-app: forwards the allowed requests to better-auth. */
 export function oauthRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const forward = (path: string) => (c: { req: { raw: Request } } & Parameters<typeof clientAddress>[0]) =>
-    withOwnAdapter(
-      auth,
-      () => auth.handler(withClientIp(rewrite(c.req.raw, path), clientAddress(c, deps.config.trustProxy))),
-    );
-  const asMetadata = `/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`;
-  app.get(asMetadata, (c) => forward(`${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`)(c));
-  app.get(
-    "/.well-known/oauth-protected-resource",
-    (c) => forward("/.well-known/oauth-protected-resource")(c),
-  );
-  app.get(
-    "/.well-known/oauth-protected-resource/mcp",
-    (c) => forward("/.well-known/oauth-protected-resource")(c),
-  );
+  const send = (req: Request, c: Parameters<typeof clientAddress>[0]) =>
+    withOwnAdapter(auth, () => auth.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))));
+  const asMetadata = async (c: { req: { raw: Request } } & Parameters<typeof clientAddress>[0]) => {
+    const res = await send(rewrite(c.req.raw, `${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`), c);
+    if (res.status !== 200) return res;
+    const headers = new Headers(res.headers);
+    headers.delete("content-length");
+    return Response.json(authorizationServerMetadata(await res.json()), { headers });
+  };
+  app.get(`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`, asMetadata);
+  app.get(`${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`, asMetadata);
+  const prm = () =>
+    Response.json(protectedResourceMetadata(deps.config), { headers: { "cache-control": METADATA_CACHE } });
+  app.get("/.well-known/oauth-protected-resource", prm);
+  app.get("/.well-known/oauth-protected-resource/mcp", prm);
+  // better-auth sends a person here when the app cannot be sent the error (unknown client, foreign redirect URI).
+  app.get(`${AUTH_BASE_PATH}/error`, (c) => oauthErrorResponse(c.req.raw));
+  app.get(`${AUTH_BASE_PATH}/oauth2/authorize`, (c) => send(asNavigation(c.req.raw), c));
+  app.post(`${AUTH_BASE_PATH}/oauth2/token`, async (c) => {
+    const params = await oauthParams(c.req.raw);
+    return await afterTokenRequest(deps, params, await send(c.req.raw, c));
+  });
+  app.post(`${AUTH_BASE_PATH}/oauth2/revoke`, async (c) => {
+    const params = await oauthParams(c.req.raw);
+    const res = await send(revocationRequest(c.req.raw, params), c);
+    return await afterRevocation(deps, params, c.req.raw.headers, res);
+  });
   app.all(`${AUTH_BASE_PATH}/*`, (c) => {
     const sub = c.req.path.slice(AUTH_BASE_PATH.length);
     const methods = PUBLIC_AUTH_PATHS[sub];
@@ -46,9 +66,22 @@ export function oauthRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
       c.header("Allow", methods.join(", "));
       return c.json({ error: "method_not_allowed" }, 405);
     }
-    return forward(c.req.path)(c);
+    return send(c.req.raw, c);
   });
   return app;
+}
+
+/**
+ * An authorization request as a browser navigation: better-auth answers `200 {redirect, url}` instead of the
+ * redirect when the request looks like a fetch (`Sec-Fetch-Mode: cors`, or JSON accepted); RFC 6749 §4.1 wants
+ * a redirect for every authorization request.
+ */
+function asNavigation(req: Request): Request {
+  if (!req.headers.has("sec-fetch-mode") && !(req.headers.get("accept") ?? "").includes("json")) return req;
+  const headers = new Headers(req.headers);
+  headers.delete("sec-fetch-mode");
+  headers.set("accept", "text/html");
+  return new Request(req, { headers });
 }
 
 function rewrite(req: Request, path: string): Request {

@@ -3,13 +3,18 @@
  * PKCE authorize through the real pages, token), and an `OAuthClientProvider` for the MCP SDK clients whose
  * "browser" is the scripted {@linkcode JarBrowser}.
  */
+import { SignJWT } from "jose";
+import { sql } from "kysely";
 import { createPerson } from "../auth/accounts.ts";
+import { ISSUED_US_CLAIM } from "../auth/better_auth.ts";
+import { databaseMicros } from "../db/oauth.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { JarBrowser, type Step } from "./browser_jar.ts";
 import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+import { type ClientKind, connectClient } from "./mcp_helpers.ts";
 
 /** Password of every test person. */
 export const PASSWORD = "richtig-geheim-123";
@@ -208,6 +213,73 @@ export async function mcpCall(w: OAuthWorld, bearer: string | undefined): Promis
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
   });
+}
+
+/** POSTs a revocation request (RFC 7009) with the given form; returns the status. */
+export async function revoke(w: OAuthWorld, form: Record<string, string>): Promise<number> {
+  const res = await fetch(`${w.origin}/api/auth/oauth2/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/**
+ * Whether a real MCP SDK client of `kind` with `accessToken` as bearer gets in: it connects and reads the world's
+ * listing. False when the server refuses the token (401/403).
+ */
+export async function opens(
+  w: OAuthWorld,
+  accessToken: string,
+  kind: ClientKind = "v2-modern",
+): Promise<boolean> {
+  let client;
+  try {
+    client = await connectClient(kind, w.resource, accessToken);
+  } catch (e) {
+    if (/\b40[13]\b|nauthorized|invalid_token|insufficient_scope/i.test(String(e))) return false;
+    throw e;
+  }
+  try {
+    const r = await client.callTool("get_property", { id: w.listingId });
+    if (r.isError) throw new Error(`get_property failed: ${JSON.stringify(r.content)}`);
+    return true;
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Trusts a fresh signing key (inserted into the JWKS the service reads) and returns a function that mints access
+ * tokens with it: `client_id`, `scope: suchen`, `aud` our resource, `sub` the seeker, our issuer, `iat` and
+ * `iat_us` now, plus `claims`.
+ */
+export async function tokenMinter(w: OAuthWorld, clientId: string) {
+  const keys = await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
+    "sign",
+    "verify",
+  ]) as CryptoKeyPair;
+  const pub = await crypto.subtle.exportKey("jwk", keys.publicKey);
+  const kid = `test-${crypto.randomUUID()}`;
+  await sql`insert into jwks (id, "publicKey", "privateKey", "createdAt", alg, crv)
+    values (${kid}, ${JSON.stringify(pub)}, 'unused', '2000-01-01', 'EdDSA', 'Ed25519')`.execute(
+    w.tdb.db.kysely,
+  );
+  return async (claims: Record<string, unknown>, exp = Math.floor(Date.now() / 1000) + 600) =>
+    await new SignJWT({
+      client_id: clientId,
+      scope: "suchen",
+      aud: w.resource,
+      [ISSUED_US_CLAIM]: await databaseMicros(w.tdb.db),
+      ...claims,
+    })
+      .setProtectedHeader({ alg: "EdDSA", kid, typ: "at+jwt" })
+      .setSubject(w.seeker.userId).setIssuer(`${w.origin}/api/auth`).setIssuedAt(
+        claims.iat as number | undefined,
+      )
+      .setExpirationTime(exp).sign(keys.privateKey);
 }
 
 /** An OAuthClientProvider (both SDK generations) whose browser is scripted and which counts its sign-ins. */
