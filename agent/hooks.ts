@@ -10,7 +10,8 @@
  * - A processed brochure whose rooms, living area or price differ from the listing, or fill an empty field, gets
  *   one property change with exactly those fields (`geht_hinaus` false). An energy certificate's values have no
  *   listing field (spec 2.1), so they propose nothing.
- * - `proposal.pending` is owned by the listing's office, with origin null (the service acted).
+ * - `proposal.pending` is owned by the listing's office. Its origin is the app whose call triggered the hook (the
+ *   agent acts inside that call), so the app is not sent what its own call caused; null for pages and jobs.
  */
 import type { Kysely } from "kysely";
 import {
@@ -26,7 +27,7 @@ import {
 } from "../db/proposals.ts";
 import type { Database } from "../db/schema.ts";
 import { findStockRow } from "../db/stock.ts";
-import { recordEvent } from "../events/outbox.ts";
+import { type EventOrigin, recordEvent } from "../events/outbox.ts";
 import {
   type DraftFacts,
   rejectionDraft,
@@ -35,11 +36,14 @@ import {
   type Unavailability,
 } from "./drafts.ts";
 import { documentChanges } from "./document_changes.ts";
+import { clip } from "../text.ts";
 
 /** What a hook needs to know about the moment it runs. */
 export interface HookContext {
   /** The domain clock's time of the triggering action. */
   now: Date;
+  /** The app whose call triggered the action (null: a page, an inbound message or a job). */
+  origin: EventOrigin;
 }
 
 /** Prepares a draft reply to the new enquiry `inquiryId` (any `quelle`), awaiting the provider's approval. */
@@ -146,7 +150,7 @@ const SATZ: Record<ProposalKind, (about: string) => string> = {
 /** The listing's title quoted for a `satz`, shortened so the sentence stays short. */
 function about(title: string | null): string {
   if (!title) return "einem Objekt";
-  return `„${title.length > 120 ? `${title.slice(0, 119)}…` : title}“`;
+  return `„${clip(title, 120)}“`;
 }
 
 /** Stores an open proposal and records its `proposal.pending`; returns its id. */
@@ -181,7 +185,7 @@ async function propose(
       satz: SATZ[what.kind](about(what.title)),
     },
     owner: { office: what.officeId },
-    origin: null,
+    origin: ctx.origin,
     at: ctx.now,
   });
   return id;

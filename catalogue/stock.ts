@@ -25,7 +25,7 @@ import { AppError } from "../errors.ts";
 import { proposeRejections } from "../agent/hooks.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { withEvents } from "../events/outbox.ts";
+import { type EventOrigin, withEvents } from "../events/outbox.ts";
 import type { AppDeps } from "../routes/env.ts";
 import {
   listingSchema,
@@ -247,11 +247,9 @@ export interface StockStatusChange {
  */
 export async function withdrawStock(
   deps: Pick<AppDeps, "db" | "events">,
-  officeId: string,
-  id: string,
-  now: Date,
+  act: AvailabilityAct,
 ): Promise<StockStatusChange> {
-  return await changeAvailability(deps, officeId, id, "withdrawn", now);
+  return await changeAvailability(deps, act, "withdrawn");
 }
 
 /**
@@ -261,20 +259,24 @@ export async function withdrawStock(
  */
 export async function reserveStock(
   deps: Pick<AppDeps, "db" | "events">,
-  officeId: string,
-  id: string,
-  now: Date,
+  act: AvailabilityAct,
 ): Promise<StockStatusChange> {
-  return await changeAvailability(deps, officeId, id, "reserved", now);
+  return await changeAvailability(deps, act, "reserved");
+}
+
+/** Which listing of which office changes availability, when, and the app that asked (null for pages). */
+export interface AvailabilityAct {
+  officeId: string;
+  id: string;
+  now: Date;
+  origin: EventOrigin;
 }
 
 /** Sets `status` (withdrawn or reserved) and lets the agent prepare rejections, in one transaction. */
 async function changeAvailability(
   deps: Pick<AppDeps, "db" | "events">,
-  officeId: string,
-  id: string,
+  { officeId, id, now, origin }: AvailabilityAct,
   status: "withdrawn" | "reserved",
-  now: Date,
 ): Promise<StockStatusChange> {
   let rejections: string[] = [];
   const listing = await withEvents(deps, (tx) =>
@@ -284,7 +286,7 @@ async function changeAvailability(
         throw new AppError("conflict", "only a published listing can be reserved");
       }
       await setStockStatus(tx, row.id, status, now);
-      rejections = await proposeRejections(tx, row.id, status, { now });
+      rejections = await proposeRejections(tx, row.id, status, { now, origin });
       return (await findStockRow(tx, officeId, row.id))!;
     }));
   return { listing, rejections };

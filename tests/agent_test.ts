@@ -6,7 +6,7 @@
  * called in a transaction). Approving does exactly what is proposed, once (a second and concurrent approvals are
  * `conflict` and send nothing); discarding sends nothing; `geht_hinaus` is true only where something goes out;
  * another office's proposals are `not_found`; proposal.pending reaches the receiver with objekt_id and anfrage_id
- * filters.
+ * filters; a proposal the agent makes inside an app's call is not sent back to that app (spec 6.3 rule 6).
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";
@@ -55,7 +55,9 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
   try {
     const provider = await connectApp(w, w.provider.email, "v2-modern");
     const seeker = await connectApp(w, w.seeker.email, "v2-legacy");
-    apps.push(provider, seeker);
+    // A second app of the same provider: it subscribes, the first one acts, so every proposal is another app's.
+    const observer = await connectApp(w, w.provider.email, "v2-legacy");
+    apps.push(provider, seeker, observer);
     const A = w.listingId;
     const [B, C] = await insertListings(db, w.officeId, [
       { ...sampleListing(21, prng(21), Date.now()), beispiel: true, status: "published" },
@@ -113,9 +115,11 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
     });
 
     // proposal.pending subscriptions: one filtered to listing A (now), one to an enquiry (after it exists).
-    const subs: Array<{ id: string; filter: Record<string, string>; before: Set<string> }> = [];
+    const subs: Array<
+      { id: string; filter: Record<string, string>; before: Set<string>; app: ConnectedApp }
+    > = [];
     /** Subscribes once every earlier event is dispatched, so exactly the later ones are its to receive. */
-    const subscribe = async (filter: Record<string, string>) => {
+    const subscribe = async (filter: Record<string, string>, app = observer) => {
       await until(
         async () => (await listOutbox(db, { limit: 1, pendingOnly: true })).length === 0,
         15_000,
@@ -124,11 +128,11 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       const before = new Set((await listOutbox(db, { limit: 100_000 })).map((r) => r.id));
       const secret = newSecret();
       w.secrets[0]!.push(secret);
-      const r = await provider.call(
+      const r = await app.call(
         "events/subscribe",
         subscribeParams("proposal.pending", `${rx.url}/p${subs.length}`, secret, filter),
       );
-      subs.push({ id: r.id as string, filter, before });
+      subs.push({ id: r.id as string, filter, before, app });
     };
     await subscribe({ objekt_id: A });
 
@@ -186,7 +190,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
         satz: "",
       });
       assert.equal(rows[0]!.ownerOfficeId, w.officeId);
-      assert.equal(rows[0]!.originClientId, null);
+      assert.equal(rows[0]!.originClientId, seeker.clientId, "the agent acted inside the seeker app's call");
       const satz = String(rows[0]!.data.satz);
       assert.ok(!satz.includes("Sucher") && !satz.includes("frei?"), "no names or message text");
 
@@ -329,7 +333,9 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
           values (${id}, ${A}, ${w.officeId}, 'expose.pdf', ${sorte}, decode('255044462d', 'hex'), 5, ${hash},
             ${failed ? "failed" : "processed"}, ${failed ? "encrypted" : null},
             ${JSON.stringify(angaben)}::text::jsonb, ${at}, ${at}, ${at})`.execute(db.kysely);
-          await db.kysely.transaction().execute((tx) => proposeForDocument(tx, id, { now: at }));
+          await db.kysely.transaction().execute((tx) =>
+            proposeForDocument(tx, id, { now: at, origin: null })
+          );
           const all = await ok(provider, "list_proposals", { objekt_id: A, page_size: 60 });
           return all.items.filter((p: Json) => p.datei_id === id);
         };
@@ -435,6 +441,9 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       await ok(provider, "reply_to_inquiry", { inquiry_id: c2.id, message: "Gern." });
       await ok(provider, "reject_inquiry", { inquiry_id: c3.id });
       assert.equal(await fails(provider, "reserve_property", { id: crypto.randomUUID() }), "not_found");
+      // The acting app subscribes to C too: the rejections its own call causes must not come back to it.
+      await subscribe({ objekt_id: C }, provider);
+      await subscribe({ objekt_id: C });
       const reserved = await ok(provider, "reserve_property", { id: C });
       assert.equal(reserved.status, "reserved");
       assert.equal((await fetch(`${w.origin}/api/public/properties/${C}`)).status, 404, "not shown publicly");
@@ -505,13 +514,26 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
           20_000,
           "proposal.pending delivered",
         );
-        /** The rows a subscription must get: written after it and matching its filter. */
+        /** The rows a subscription must get: written after it, matching its filter, not caused by its app. */
         const expected = (s: (typeof subs)[number], r: OutboxRow) =>
-          !s.before.has(r.id) && Object.entries(s.filter).every(([k, v]) => r.data[k] === v);
+          !s.before.has(r.id) && Object.entries(s.filter).every(([k, v]) => r.data[k] === v) &&
+          r.originClientId !== s.app.clientId;
+        // Every rejection of C was proposed inside the acting app's call and carries it as origin.
+        const ofC = rows.filter((r) => r.data.objekt_id === C && r.data.vorschlag_art === "rejection");
+        assert.ok(ofC.length >= 2);
+        assert.deepEqual(new Set(ofC.map((r) => r.originClientId)), new Set([provider.clientId]));
         for (const s of subs) {
           const want = rows.filter((r) => expected(s, r)).map((r) => `evt_${r.id.replaceAll("-", "")}`)
             .sort();
           const got = rx.deliveries.filter((d) => d.headers["x-mcp-subscription-id"] === s.id);
+          if (s.app === provider) {
+            assert.deepEqual(
+              got.map((d) => (d.json as Json).data.vorschlag_art),
+              [],
+              "no echo to the acting app",
+            );
+            continue;
+          }
           assert.ok(want.length > 0, `${JSON.stringify(s.filter)}: something to deliver`);
           assert.deepEqual(got.map((d) => d.headers["webhook-id"]).sort(), want, JSON.stringify(s.filter));
           for (const d of got) {

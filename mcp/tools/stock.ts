@@ -21,6 +21,7 @@ import {
   withdrawStock,
 } from "../../catalogue/stock.ts";
 import { officeOf } from "../../auth/principal.ts";
+import { originOf } from "../../events/outbox.ts";
 import { type AppDeps, nowOf } from "../../routes/env.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
@@ -170,7 +171,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     output: stockListingSchema,
     annotations: DESTROYS,
   }, async ({ id }, principal) => {
-    const r = await withdrawStock(deps, officeOf(principal), id, nowOf(deps));
+    const r = await withdrawStock(deps, {
+      officeId: officeOf(principal),
+      id,
+      now: nowOf(deps),
+      origin: originOf(principal),
+    });
     return { data: r.listing, text: availabilityText(r, "Objekt ist zurückgezogen.") };
   });
 
@@ -190,7 +196,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     output: stockListingSchema,
     annotations: UPDATES,
   }, async ({ id }, principal) => {
-    const r = await reserveStock(deps, officeOf(principal), id, nowOf(deps));
+    const r = await reserveStock(deps, {
+      officeId: officeOf(principal),
+      id,
+      now: nowOf(deps),
+      origin: originOf(principal),
+    });
     return { data: r.listing, text: availabilityText(r, "Objekt ist reserviert.") };
   });
 }
