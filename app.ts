@@ -10,7 +10,14 @@ import { catalogueRoutes } from "./routes/catalogue.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { AppDeps, AppEnv } from "./routes/env.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { bodyLimit, methodNotAllowed, notFound, onError, requestId } from "./routes/middleware.ts";
+import {
+  bodyLimit,
+  logServerErrors,
+  methodNotAllowed,
+  notFound,
+  onError,
+  requestId,
+} from "./routes/middleware.ts";
 import { validationHook } from "./routes/openapi_common.ts";
 import { rateLimit, writeLimit } from "./routes/rate_limit.ts";
 import { BASELINE_PATH, valuationRoutes } from "./routes/valuation.ts";
@@ -19,6 +26,9 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
 import { socialRoutes } from "./routes/social.ts";
 import { intakeRoutes } from "./routes/intake.ts";
+
+/** Paths below this prefix are open to every origin (CORS), so they also answer OPTIONS preflights. */
+const CORS_PREFIX = "/api/public/";
 
 /** Version of the REST description (spec §9). */
 export const API_VERSION = "2026.09";
@@ -30,8 +40,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(onError(deps.log));
   app.notFound(notFound);
   app.use("*", requestId());
+  app.use("*", logServerErrors(deps.log));
   app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
-  app.use("/api/public/*", cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
+  // CORS answers preflights itself, before the general body limit below: they get the limit first.
+  app.on("OPTIONS", `${CORS_PREFIX}*`, bodyLimit());
+  app.use(`${CORS_PREFIX}*`, cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
   app.use("*", bodyLimit());
   app.use("*", writeLimit(deps, [BASELINE_PATH]));
   // The pattern also matches the path without a suffix; writes to these paths count in the write bucket only.
@@ -64,21 +77,20 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   return app;
 }
 
-/** For every path the app serves, answers other methods with 405 instead of 404. */
+/**
+ * For every path the app serves, answers each method it does not serve (PUT, TRACE, PROPFIND, …) with 405 and an
+ * `Allow` header: the path's methods, HEAD with GET, OPTIONS where CORS answers preflights.
+ */
 function addMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
   const byPath = new Map<string, Set<string>>();
   for (const r of app.routes) {
-    if (r.method === "ALL") continue;
+    // ALL routes answer every method themselves; wildcard paths are middleware patterns, not served paths.
+    if (r.method === "ALL" || r.path.includes("*")) continue;
     const set = byPath.get(r.path) ?? new Set<string>();
     set.add(r.method);
     if (r.method === "GET") set.add("HEAD");
+    if (r.path.startsWith(CORS_PREFIX)) set.add("OPTIONS");
     byPath.set(r.path, set);
   }
-  for (const [path, methods] of byPath) {
-    app.on(
-      ["POST", "PUT", "PATCH", "DELETE", "GET", "HEAD", "OPTIONS"].filter((m) => !methods.has(m)),
-      path,
-      methodNotAllowed([...methods]),
-    );
-  }
+  for (const [path, methods] of byPath) app.all(path, methodNotAllowed([...methods]));
 }

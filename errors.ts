@@ -4,6 +4,10 @@
  * Domain functions throw {@linkcode AppError}; the REST error handler renders `{error: code}` (plus `detail` for
  * 400s); MCP adapters render the same codes as `isError` tool results.
  */
+import { clip } from "./text.ts";
+
+/** Longest `detail` sent (it may quote a parameter name the caller chose). */
+const DETAIL_MAX = 300;
 
 /** Every error code the service can answer with, and the HTTP status each one maps to. */
 export const ERROR_STATUS = {
@@ -53,11 +57,14 @@ export interface ErrorBody {
   detail?: string;
 }
 
-/** Renders an error as its REST body; anything that is not an {@linkcode AppError} becomes `internal_error`. */
+/**
+ * Renders an error as its REST body (a 400's `detail` shortened to {@linkcode DETAIL_MAX} characters); anything that
+ * is not an {@linkcode AppError} becomes `internal_error`.
+ */
 export function errorBody(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof AppError) {
     const body: ErrorBody = { error: err.code };
-    if (err.detail !== undefined && err.status === 400) body.detail = err.detail;
+    if (err.detail !== undefined && err.status === 400) body.detail = clip(err.detail, DETAIL_MAX);
     return { status: err.status, body };
   }
   return { status: 500, body: { error: "internal_error" } };

@@ -10,6 +10,7 @@
  */
 import { num } from "../catalogue/german.ts";
 import { clockDe } from "../viewings/text.ts";
+import { clip } from "../text.ts";
 
 /** Longest template an office may store, in characters. */
 export const TEMPLATE_MAX = 4000;
@@ -106,7 +107,7 @@ const PLACEHOLDER = /\{([a-z]+)\}/g;
 export function fillTemplate(template: string, values: Record<string, string>): string {
   const filled = template.replace(PLACEHOLDER, (all, key: string) => values[key] ?? all);
   const tidy = filled.replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
-  return tidy.length > DRAFT_MAX ? `${tidy.slice(0, DRAFT_MAX - 1)}…` : tidy;
+  return clip(tidy, DRAFT_MAX);
 }
 
 /** The placeholder values of a draft about `f`. */

@@ -7,6 +7,7 @@
  * Never throws: a failure comes back as a short description that holds neither the credentials nor the mail text.
  */
 import nodemailer from "nodemailer";
+import { clip } from "../text.ts";
 
 /** One message to hand to the mail server. */
 export interface SmtpMessage {
@@ -114,5 +115,5 @@ export function describeSmtpError(err: unknown, secrets: string[]): string {
     .filter((p) => typeof p === "string" && p !== "") as string[];
   let text = (parts.length ? parts.join(": ") : String(e.name ?? "error")).replace(/\s+/g, " ");
   for (const s of secrets) text = text.replaceAll(s, "***");
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  return clip(text, 301);
 }

@@ -12,6 +12,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { ListingColumns } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { stockFieldsSchema } from "./stock.ts";
+import { truncate } from "../text.ts";
 
 /** Largest XML document accepted, in bytes (also the cap of the uncompressed entry of a zip). */
 export const XML_BYTES_MAX = 50 * 1024 * 1024;
@@ -328,7 +329,7 @@ function num(parent: XmlNode | undefined, name: string): number | undefined {
   const t = textOf(child(parent, name));
   if (t === undefined) return undefined;
   const n = parseDecimal(t);
-  if (n === undefined) throw new InvalidValue(`${name}: "${t.slice(0, 40)}" is not a number`);
+  if (n === undefined) throw new InvalidValue(`${name}: "${truncate(t, 40)}" is not a number`);
   return n;
 }
 
@@ -336,7 +337,9 @@ function coordinate(coords: XmlNode | undefined, name: string): number | null {
   const t = attr(coords, name);
   if (!t) return null;
   const n = parseDecimal(t);
-  if (n === undefined) throw new InvalidValue(`geokoordinaten @${name}: "${t.slice(0, 40)}" is not a number`);
+  if (n === undefined) {
+    throw new InvalidValue(`geokoordinaten @${name}: "${truncate(t, 40)}" is not a number`);
+  }
   return n;
 }
 

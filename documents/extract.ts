@@ -4,10 +4,11 @@
  * A value is only reported when the text states it unambiguously next to its label; otherwise it is omitted.
  */
 import type { Angaben, FileSorte } from "../db/files.ts";
+import { truncate } from "../text.ts";
 
 /** Normalises extracted PDF text: unified spaces, no empty lines, at most `max` characters. */
 export function normaliseText(text: string, max = 200_000): string {
-  return text.slice(0, max).replace(/[\u00a0\u2007\u202f\t]/g, " ").replace(/ {2,}/g, " ")
+  return truncate(text, max).replace(/[\u00a0\u2007\u202f\t]/g, " ").replace(/ {2,}/g, " ")
     .replace(/\s*\n\s*/g, "\n").trim();
 }
 
@@ -137,7 +138,7 @@ function energietraeger(text: string): string | undefined {
   const found = carrierIn(line) ?? carrierIn(m[2] ?? "");
   if (found) return found;
   const stated = line.includes(":") ? line.slice(line.indexOf(":") + 1).trim() : "";
-  return stated.length > 0 ? stated.slice(0, 60) : undefined;
+  return stated.length > 0 ? truncate(stated, 60) : undefined;
 }
 
 /** The year of construction (of the building; the first one stated). */

@@ -24,6 +24,7 @@ import { eventRuntime } from "../events/runtime.ts";
 import { isUuid } from "../ids.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 import { readDocument, sorteDe } from "./read.ts";
+import { clip } from "../text.ts";
 
 /** A pending file whose job was asked for this long ago (domain clock) is asked for again by the sweep. */
 export const REQUEUE_AFTER_MS = 30_000;
@@ -41,7 +42,7 @@ const FEHLER_DE: Record<string, string> = {
 /** The listing's title quoted for a `satz`, shortened so the sentence stays short. */
 function about(title: string | null): string {
   if (!title) return "einem Objekt";
-  return `„${title.length > 120 ? `${title.slice(0, 119)}…` : title}“`;
+  return `„${clip(title, 120)}“`;
 }
 
 /** The one short German sentence of the event. */
@@ -83,7 +84,7 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
       origin: originOfFile(done),
       at: now,
     });
-    await proposeForDocument(tx, done.id, { now });
+    await proposeForDocument(tx, done.id, { now, origin: originOfFile(done) });
   });
 }
 

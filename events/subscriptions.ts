@@ -28,6 +28,7 @@ import { dropOpenDeliveries } from "../db/deliveries.ts";
 import { EventCallError } from "../errors.ts";
 import type { AppDeps } from "../routes/env.ts";
 import { nowOf } from "../routes/env.ts";
+import { truncate } from "../text.ts";
 import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
 import {
   EVENT_DATA,
@@ -136,7 +137,7 @@ async function checkSubscribe(
   if (delivery.mode !== "webhook") {
     throw new EventCallError("unsupported", "Only webhook delivery is supported", {
       feature: "deliveryMode",
-      value: typeof delivery.mode === "string" ? delivery.mode.slice(0, 50) : null,
+      value: typeof delivery.mode === "string" ? truncate(delivery.mode, 50) : null,
     });
   }
   const parsed = parseWebhookUrl(delivery.url);
@@ -179,7 +180,7 @@ function eventOf(p: Principal, name: unknown): EventName {
     throw new EventCallError("invalid_params", "name must be a string", { reason: "name" });
   }
   if (!isEventName(name) || EVENT_SERVER[name] !== serverOfRight(p.right)) {
-    throw new EventCallError("not_found", `Unknown event on this server: ${name.slice(0, 100)}`, {
+    throw new EventCallError("not_found", `Unknown event on this server: ${truncate(name, 100)}`, {
       kind: "event",
     });
   }

@@ -48,6 +48,7 @@ import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../routes/env.ts";
 import { proposeForInquiry } from "../agent/hooks.ts";
+import { clip } from "../text.ts";
 
 /** The enquiry limits of spec §8: how many enquiries within how many milliseconds. */
 export const INQUIRY_LIMITS = {
@@ -124,14 +125,16 @@ export interface Paging {
 /** The message body trimmed; `invalid_request` when empty or longer than {@linkcode MESSAGE_MAX}. */
 function messageBody(text: string): string {
   const body = text.trim();
-  if (body.length === 0 || body.length > MESSAGE_MAX) throw new AppError("invalid_request", "message");
+  if (body.length === 0 || body.length > MESSAGE_MAX || body.includes("\0")) {
+    throw new AppError("invalid_request", "message");
+  }
   return body;
 }
 
 /** Trimmed optional text (null when empty); `invalid_request` naming `field` when longer than `max`. */
 function optionalText(text: string | null, max: number, field: string): string | null {
   const t = text?.trim() ?? "";
-  if (t.length > max) throw new AppError("invalid_request", field);
+  if (t.length > max || t.includes("\0")) throw new AppError("invalid_request", field);
   return t.length === 0 ? null : t;
 }
 
@@ -145,8 +148,7 @@ export function normaliseEmail(email: string): string {
 /** The listing's title quoted for a `satz`, shortened so the sentence stays short. */
 function about(title: string | null): string {
   if (!title) return "einem Objekt";
-  const t = title.length > 120 ? `${title.slice(0, 119)}…` : title;
-  return `„${t}“`;
+  return `„${clip(title, 120)}“`;
 }
 
 const VIA: Record<"service" | "portal" | "email", string> = {
@@ -205,7 +207,7 @@ export async function sendInquiry(
       at: now,
     });
     if (input.dedupe) await insertIntakeMessage(tx, input.dedupe, inquiryId, now);
-    await proposeForInquiry(tx, inquiryId, { now });
+    await proposeForInquiry(tx, inquiryId, { now, origin: input.origin });
     await recordEvent(tx, {
       name: "inquiry.received",
       data: {

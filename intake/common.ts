@@ -5,6 +5,7 @@
 import { timingSafeEqual } from "../auth/api_keys.ts";
 import { AppError } from "../errors.ts";
 import { MESSAGE_MAX, NAME_MAX } from "../inquiries/inquiries.ts";
+import { truncate } from "../text.ts";
 
 /** Longest stored message id; a longer one is stored as `sha256:<hex>` of itself. */
 export const MESSAGE_ID_MAX = 400;
@@ -37,11 +38,9 @@ export function clean(text: string | null | undefined): string {
   return (text ?? "").replaceAll("\0", "").trim();
 }
 
-/** `text` cut to `max` UTF-16 units without splitting a surrogate pair. */
+/** `text` cut to `max` UTF-16 units at a grapheme boundary (see `truncate`), trailing space removed. */
 export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max;
-  return text.slice(0, end).trimEnd();
+  return text.length <= max ? text : truncate(text, max).trimEnd();
 }
 
 /** An enquirer's name as stored: the given name cut to NAME_MAX, or the e-mail address when there is none. */

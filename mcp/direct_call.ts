@@ -67,6 +67,7 @@ export async function directToolCall(
   headers: Headers,
   body: unknown,
   principal: Principal,
+  requestId?: string,
 ): Promise<Response | undefined> {
   const call = plainCall(server, headers, body);
   if (!call) return undefined;
@@ -75,7 +76,7 @@ export async function directToolCall(
   const result = await checkedOutput(
     server,
     call.tool,
-    await callDeclared(call.tool, input.value, principal),
+    await callDeclared(call.tool, input.value, principal, requestId),
   );
   const message = {
     result: {

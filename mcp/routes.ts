@@ -6,10 +6,11 @@
  * by the SDK.
  */
 import { Hono } from "hono";
-import { createMcpHandler, isJsonContentType, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { authenticateMcp } from "../auth/mcp_auth.ts";
 import type { Right } from "../auth/principal.ts";
 import type { AppDeps, AppEnv } from "../routes/env.ts";
+import { mediaTypeIs } from "../routes/media_type.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
 import { authInfoOf, calledToolOf } from "./context.ts";
 import { directToolCall } from "./direct_call.ts";
@@ -49,6 +50,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json({ error: "rate_limited" }, 429);
     }
     await auth.recordUse();
+    if (c.req.method === "POST" && !mediaTypeIs(c.req.header("content-type"), "application/json")) {
+      return unsupportedMediaType();
+    }
     const { request, parsedBody } = await readJsonBody(c.req.raw);
     if (parsedBody !== undefined) {
       const direct = await directToolCall(
@@ -56,10 +60,11 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         request.headers,
         parsedBody,
         principal,
+        c.get("requestId"),
       );
       if (direct) return direct;
     }
-    const authInfo = authInfoOf(principal, toolCallName(parsedBody));
+    const authInfo = authInfoOf(principal, c.get("requestId"), toolCallName(parsedBody));
     return await handlers[principal.right].fetch(
       request,
       parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
@@ -69,17 +74,16 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
 }
 
 /**
- * Reads and parses a JSON POST body once, here, and hands it to the SDK as `parsedBody` (the SDK would otherwise
- * clone the request and read it again), with a body-less copy of the request: the SDK listens to the request's
- * `signal`, and Deno.serve aborts a signal that was looked at after every response, with a DOMException whose
- * stack capture cost ~5 % of a tool call (a client that hangs up mid-call no longer cancels the SDK's exchange;
- * our handlers never watched that signal). Anything else (other methods and media types, an empty body or one
- * that is not JSON) goes to the SDK untouched, or rebuilt with the same text, so its own answers stay the same.
+ * Reads and parses a POST body (its type already checked to be `application/json`) once, here, and hands it to
+ * the SDK as `parsedBody` (the SDK would otherwise clone the request and read it again), with a body-less copy of
+ * the request: the SDK listens to the request's `signal`, and Deno.serve aborts a signal that was looked at after
+ * every response, with a DOMException whose stack capture cost ~5 % of a tool call (a client that hangs up
+ * mid-call no longer cancels the SDK's exchange; our handlers never watched that signal). Anything else (other
+ * methods, an empty body or one that is not JSON) goes to the SDK untouched, or rebuilt with the same text, so its
+ * own answers stay the same.
  */
 async function readJsonBody(raw: Request): Promise<{ request: Request; parsedBody?: unknown }> {
-  if (raw.method !== "POST" || raw.body === null || !isJsonContentType(raw.headers.get("content-type"))) {
-    return { request: raw };
-  }
+  if (raw.method !== "POST" || raw.body === null) return { request: raw };
   let text: string;
   try {
     text = await raw.text();
@@ -93,6 +97,16 @@ async function readJsonBody(raw: Request): Promise<{ request: Request; parsedBod
     }
   } catch { /* not JSON: the SDK answers it */ }
   return { request: new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }) };
+}
+
+/**
+ * 415 for a POST whose content type is not `application/json` by `routes/media_type.ts` (the streamable HTTP
+ * transport takes nothing else), in the SDK's own words; the SDK alone would take a malformed type such as
+ * `application/json;charset` for JSON.
+ */
+function unsupportedMediaType(): Response {
+  const message = "Unsupported Media Type: Content-Type must be application/json";
+  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status: 415 });
 }
 
 /**

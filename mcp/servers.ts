@@ -19,6 +19,7 @@ import { codedError } from "./tools/tool_error.ts";
 import { registerDeclared, ToolSet } from "./tools/define.ts";
 import { EVENTS_CAPABILITY, registerEventMethods } from "./events_methods.ts";
 import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
+import { truncate } from "../text.ts";
 
 /** Version reported in `serverInfo` (the service's interface version, spec §9). */
 export const MCP_SERVER_VERSION = "2026.09";
@@ -156,7 +157,7 @@ function codedToolErrors(server: McpServer): void {
 export function toolFailure(message: string): CallToolResult {
   return codedError(
     /Invalid arguments|Input validation/i.test(message) ? "invalid_arguments" : "internal_error",
-    message.slice(0, 2000),
+    truncate(message, 2000),
   );
 }
 

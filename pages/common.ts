@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { Auth } from "../auth/better_auth.ts";
 import type { AppDeps, AppEnv } from "../routes/env.ts";
+import { mediaTypeIs } from "../routes/media_type.ts";
 import { type Lang, langOf } from "./i18n.ts";
 
 type C = Context<AppEnv>;
@@ -18,13 +19,16 @@ export function langOfRequest(c: C): Lang {
   return langOf(c.req.header("accept-language"));
 }
 
-/** The string fields of a urlencoded or multipart form body; anything else gives `{}`. */
+/**
+ * The string fields of a urlencoded or multipart form body, without NUL characters (no form field holds one, and
+ * Postgres text refuses them); another or a malformed content type, or a body that does not parse, gives `{}`.
+ */
 export async function readForm(c: C): Promise<Record<string, string>> {
-  const ct = c.req.header("content-type") ?? "";
-  if (!ct.startsWith("application/x-www-form-urlencoded") && !ct.startsWith("multipart/form-data")) return {};
+  const type = c.req.header("content-type");
+  if (!mediaTypeIs(type, "application/x-www-form-urlencoded", "multipart/form-data")) return {};
   const body = await c.req.parseBody().catch(() => ({}));
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v.replaceAll("\0", "");
   return out;
 }
 

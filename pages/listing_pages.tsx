@@ -27,6 +27,7 @@ import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx, readForm } from "./common.ts";
+import { truncate } from "../text.ts";
 
 type C = Context<AppEnv>;
 
@@ -225,7 +226,7 @@ function SearchForm(p: { l: Lang; raw: Record<string, string> }) {
         type="text"
         inputmode={mode}
         maxlength={100}
-        value={(raw[name] ?? "").slice(0, 100)}
+        value={truncate(raw[name] ?? "", 100)}
       />
     </div>
   );
@@ -359,7 +360,7 @@ async function baselineOf(ctx: PageCtx, listing: Listing): Promise<BaselineResul
   const point = listing.latitude !== null && listing.longitude !== null;
   return await locationBaseline(ctx.deps.db, {
     plz: listing.postal_code && /^[0-9]{5}$/.test(listing.postal_code) ? listing.postal_code : undefined,
-    city: listing.city?.trim().slice(0, 100) || undefined,
+    city: truncate(listing.city?.trim() ?? "", 100) || undefined,
     lat: point ? listing.latitude! : undefined,
     lng: point ? listing.longitude! : undefined,
     property_type: listing.property_type ?? undefined,

@@ -30,6 +30,7 @@ import { CsrfField, Layout } from "./layout.tsx";
 import { inquiryPageRoutes } from "./inquiry_pages.tsx";
 import { listingPageRoutes } from "./listing_pages.tsx";
 import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
+import { truncate } from "../text.ts";
 
 type C = Context<AppEnv>;
 
@@ -71,11 +72,14 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
 
 type Ctx = PageCtx;
 
-/** The signed OAuth query of a page URL or form (only when it carries better-auth's signature). */
+/**
+ * The signed OAuth query of a page URL or form (only when it carries better-auth's signature, and only in the
+ * printable ASCII of a URL: it ends up in a Location header).
+ */
 function oauthQuery(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const q = raw.startsWith("?") ? raw.slice(1) : raw;
-  return new URLSearchParams(q).has("sig") && q.length <= 8192 ? q : undefined;
+  return /^[!-~]{1,8192}$/.test(q) && new URLSearchParams(q).has("sig") ? q : undefined;
 }
 
 function queryOf(c: C): string {
@@ -138,7 +142,7 @@ function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
 async function signIn(ctx: Ctx, c: C) {
   const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) return errorPage(ctx, c, "csrf", 403);
-  const email = (f.email ?? "").trim().toLowerCase().slice(0, 320);
+  const email = truncate((f.email ?? "").trim().toLowerCase(), 320);
   const oq = oauthQuery(f.oauth_query);
   if (!email || !f.password) return signInPage(ctx, c, { error: "badCredentials", email, oq });
   if (!await signInAllowed(ctx, c, email)) return signInPage(ctx, c, { error: "throttled", email, oq });

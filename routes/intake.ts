@@ -14,6 +14,7 @@ import { intakeSecretMatches } from "../intake/common.ts";
 import { receiveEmail } from "../intake/email.ts";
 import { receiveFeedback } from "../intake/openimmo_feedback.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
+import { mediaTypeIs } from "./media_type.ts";
 
 /** Path of the inbound e-mail endpoint. */
 export const EMAIL_INTAKE_PATH = "/api/inbound/email";
@@ -31,8 +32,7 @@ function guard(deps: AppDeps, types: string[]): MiddlewareHandler<AppEnv> {
     if (!await intakeSecretMatches(secret, c.req.header("x-intake-secret"))) {
       return c.json({ error: "unauthorized" }, 401);
     }
-    const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    if (!types.includes(type)) throw new AppError("unsupported_media_type");
+    if (!mediaTypeIs(c.req.header("content-type"), ...types)) throw new AppError("unsupported_media_type");
     return await next();
   };
 }

@@ -1,8 +1,13 @@
-/** HTTP middleware shared by every route: request ids, the body limit, and the error and 404/405 answers. */
+/**
+ * HTTP middleware shared by every route: request ids, the body limit, logging of every 5xx, and the error and
+ * 404/405 answers.
+ */
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, errorBody } from "../errors.ts";
+import { routePath } from "hono/route";
+import { AppError, ERROR_STATUS, errorBody, type ErrorCode } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { clip } from "../text.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Largest accepted request body: 512 KB (spec §8), counted as 512 × 1024 bytes. */
@@ -19,9 +24,11 @@ export function requestId(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Refuses bodies over {@linkcode MAX_BODY_BYTES} with 413 `payload_too_large` on every route: by the declared
- * Content-Length, and for bodies without one by reading at most one byte past the limit. A body that fits is
- * buffered so later handlers read it as usual.
+ * Refuses bodies over {@linkcode MAX_BODY_BYTES} with 413 `payload_too_large` on every route and method: by the
+ * declared Content-Length, and for bodies without one by reading at most one byte past the limit. A body that
+ * fits is buffered so later handlers read it as usual. A GET or HEAD that announces a body of unknown length
+ * (Transfer-Encoding) is refused outright: Deno.serve never hands such a body to the handler, so its size cannot
+ * be known.
  */
 export function bodyLimit(max = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -30,10 +37,12 @@ export function bodyLimit(max = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
     if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > max)) {
       throw new AppError("payload_too_large");
     }
-    if (raw.body && declared === null) {
+    if (declared === null && raw.body) {
       const bytes = await readAtMost(raw.body, max);
       if (!bytes) throw new AppError("payload_too_large");
-      if (raw.method !== "GET" && raw.method !== "HEAD") c.req.raw = new Request(raw, { body: bytes });
+      c.req.raw = new Request(raw, { body: bytes });
+    } else if (declared === null && raw.headers.has("transfer-encoding")) {
+      throw new AppError("payload_too_large");
     }
     await next();
   };
@@ -66,44 +75,84 @@ async function readAtMost(
   return out;
 }
 
-/** Renders every thrown error as `{error}` JSON; unexpected ones become 500 `internal_error` and are logged. */
+const logged = new WeakSet<Context<AppEnv>>();
+
+/**
+ * Logs a request whose answer is a 5xx, once: request id, method, route pattern, path (shortened), status, and
+ * the error's name and message (never bodies or headers).
+ */
+function logServerError(log: Logger, c: Context<AppEnv>, status: number, err: unknown): void {
+  if (status < 500 || logged.has(c)) return;
+  logged.add(c);
+  log.log("error", "server error", {
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    route: routePath(c),
+    path: clip(c.req.path, 200),
+    status,
+    error: errorText(err, status),
+  });
+}
+
+/** `name: message` of what was thrown, shortened; for an answer nothing threw, says so. */
+function errorText(err: unknown, status: number): string {
+  if (err === undefined) return `no exception: the route answered ${status}`;
+  return clip(err instanceof Error ? `${err.name}: ${err.message}` : String(err), 500);
+}
+
+/**
+ * Logs every 5xx answer that {@linkcode onError} did not log already: those a route, hono, zod-openapi or another
+ * library answered with a 5xx Response instead of throwing. Register it right after {@linkcode requestId}.
+ */
+export function logServerErrors(log: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    logServerError(log, c, c.res.status, c.error);
+  };
+}
+
+/**
+ * Renders every thrown error as `{error}` JSON (an `HTTPException` of hono or zod-openapi by its status); unexpected
+ * ones become 500 `internal_error`. Every 5xx is logged.
+ */
 export function onError(log: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof HTTPException && !(err instanceof AppError)) return fromHttpException(err, c);
-    const { status, body } = errorBody(err);
-    if (status === 500) {
-      log.log("error", "unhandled error", {
-        requestId: c.get("requestId"),
-        method: c.req.method,
-        path: c.req.path,
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      });
-    }
+    const { status, body } = errorBody(err instanceof HTTPException ? asAppError(err) : err);
+    logServerError(log, c, status, err);
     return c.json(body, status as 400);
   };
 }
 
-function fromHttpException(err: HTTPException, c: Context<AppEnv>): Response {
-  const code = err.status === 400 && /json/i.test(err.message)
-    ? "invalid_json"
-    : err.status === 413
-    ? "payload_too_large"
-    : err.status === 400
-    ? "invalid_request"
-    : err.status === 404
-    ? "not_found"
-    : undefined;
-  const { status, body } = errorBody(code ? new AppError(code) : err);
-  return c.json(body, status as 400);
+/** The first error code of each status (400 → invalid_request, 401 → unauthorized, …). */
+const CODE_OF_STATUS = new Map(
+  (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).reverse().map(([code, s]) => [s, code]),
+);
+
+/** An `HTTPException` as our error: its status's code (a 400 with a detail; another 4xx as a 400; else 500). */
+function asAppError(err: HTTPException): unknown {
+  if (err instanceof AppError) return err;
+  if (err.status === 400 && /json/i.test(err.message)) {
+    return new AppError("invalid_json", "body: not valid JSON");
+  }
+  const code = CODE_OF_STATUS.get(err.status);
+  if (code === "invalid_request" || (!code && err.status < 500)) {
+    return new AppError("invalid_request", `request: ${clip(err.message || "refused", 100)}`);
+  }
+  return code ? new AppError(code) : err;
 }
 
 /** Unknown route: 404 `{error: "not_found"}`. */
 export const notFound: NotFoundHandler<AppEnv> = (c) => c.json({ error: "not_found" }, 404);
 
-/** A handler for a known path called with a method it does not serve: 405 with an `Allow` header. */
+/**
+ * The last handler of a known path: a method in `allow` falls through to the next handler (or 404), any other
+ * method (TRACE, PROPFIND, …) answers 405 with an `Allow` header.
+ */
 export function methodNotAllowed(allow: string[]): MiddlewareHandler<AppEnv> {
-  return (c) => {
+  const served = new Set(allow);
+  return async (c, next) => {
+    if (served.has(c.req.method)) return await next();
     c.header("Allow", allow.join(", "));
-    return Promise.resolve(c.json({ error: "method_not_allowed" }, 405));
+    return c.json({ error: "method_not_allowed" }, 405);
   };
 }

@@ -5,7 +5,8 @@ import { PROPERTY_TYPES } from "../catalogue/listing.ts";
 import { AppError } from "../errors.ts";
 import { locationBaseline } from "../valuation/baseline.ts";
 import type { AppDeps, AppEnv } from "./env.ts";
-import { errorResponses, validationHook } from "./openapi_common.ts";
+import { isJsonMediaType } from "./media_type.ts";
+import { errorResponses, parseJsonBody, validationHook } from "./openapi_common.ts";
 
 /** Path of the location-baseline endpoint. */
 export const BASELINE_PATH = "/api/public/valuation/location-baseline";
@@ -13,7 +14,8 @@ export const BASELINE_PATH = "/api/public/valuation/location-baseline";
 const bodySchema = z.object({
   plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().openapi({ example: "14467" }),
   city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters").optional()
+    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters")
+    .refine((s) => s.isWellFormed(), "must be valid Unicode text").optional()
     .openapi({ example: "Potsdam" }),
   lat: z.number().min(-90).max(90).optional().openapi({ example: 52.3906 }),
   lng: z.number().min(-180).max(180).optional().openapi({ example: 13.0645 }),
@@ -60,21 +62,23 @@ const route = createRoute({
   },
 });
 
-/** Refuses a body that is not declared as JSON (415) or does not parse (400 invalid_json) before validation. */
+/**
+ * Reads the body once, before validation: none (no body, no content type) counts as `{}`; a type that is not JSON
+ * (see `isJsonMediaType`) answers 415, a body that does not parse 400 `invalid_json`. zod-openapi's own check
+ * knows fewer spellings of JSON than RFC 9110 and RFC 6839 allow (it refuses `application/json ; charset=utf-8`
+ * and `application/vnd.v2+json`), so it is handed the parsed value under the plain type `application/json`.
+ */
 function jsonBody(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const type = c.req.header("content-type");
-    const text = await c.req.text();
-    if (text.length > 0 || type) {
-      if (!type || !/^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type)) {
-        throw new AppError("unsupported_media_type");
-      }
-      try {
-        JSON.parse(text);
-      } catch {
-        throw new AppError("invalid_json");
-      }
-    }
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (bytes.length === 0 && !type) return await next();
+    if (!isJsonMediaType(type)) throw new AppError("unsupported_media_type");
+    const value = parseJsonBody(bytes);
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("content-type", "application/json");
+    c.req.raw = new Request(c.req.raw, { headers, body: bytes });
+    c.req.bodyCache.json = Promise.resolve(value);
     await next();
   };
 }

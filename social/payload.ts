@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import type { SocialArt, SocialNetz } from "../db/social.ts";
+import { truncate } from "../text.ts";
 
 /** Longest text stored; longer texts are cut (the network already delivered them, refusing would only retry). */
 export const TEXT_MAX = 20_000;
@@ -133,8 +134,8 @@ function item(
     externalId,
     postId: postId ?? null,
     authorId: authorId ?? null,
-    authorName: authorName ? clean(authorName).slice(0, NAME_MAX) || null : null,
-    text: clean(text ?? "").slice(0, TEXT_MAX),
+    authorName: authorName ? truncate(clean(authorName), NAME_MAX) || null : null,
+    text: truncate(clean(text ?? ""), TEXT_MAX),
   };
 }
 

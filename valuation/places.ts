@@ -20,6 +20,7 @@ import plzPlaces from "./data/plz_places.json" with { type: "json" };
 import extraPlaces from "./data/extra_places.json" with { type: "json" };
 import stateBorders from "./data/state_borders.json" with { type: "json" };
 import { isStateCode, STATE_CODES, STATE_NAMES, type StateCode } from "./states.ts";
+import { clip } from "../text.ts";
 
 /** The place part of a location-baseline request; every field is optional. */
 export interface PlaceQuery {
@@ -453,7 +454,7 @@ function clean(s: unknown): string | undefined {
 }
 
 function shorten(s: string): string {
-  return s.length > 60 ? `${s.slice(0, 59)}…` : s;
+  return clip(s, 60);
 }
 
 function fmt(n: number): string {

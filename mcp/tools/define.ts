@@ -8,7 +8,8 @@ import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../routes/env.ts";
-import { principalOf } from "../context.ts";
+import { nulPath } from "../../text.ts";
+import { principalOf, requestIdOf } from "../context.ts";
 import { toolError } from "./tool_error.ts";
 
 /** What a tool declares about itself. */
@@ -69,7 +70,7 @@ export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
   if (adoptShared(server, tool)) return;
   const { spec } = tool;
   const callback = (args: unknown, ctx: Parameters<typeof principalOf>[0]) =>
-    callDeclared(tool, args, principalOf(ctx));
+    callDeclared(tool, args, principalOf(ctx), requestIdOf(ctx));
   const registered = server.registerTool(
     spec.name,
     {
@@ -88,22 +89,26 @@ export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
 /**
  * Runs a declared tool with arguments that passed its input schema, for `principal` (none: `not_found`), and
  * shapes the answer as a tool result: structured content plus its text, or an `isError` result with the code of a
- * domain error. Never throws.
+ * domain error (`invalid_arguments` for text holding a NUL character, which no column can store). Never throws;
+ * an unexpected error is logged with `requestId`.
  */
 export async function callDeclared(
   tool: DeclaredTool,
   args: unknown,
   principal: Principal | undefined,
+  requestId?: string,
 ): Promise<CallToolResult> {
   try {
     if (!principal) throw new AppError("not_found");
+    const nul = nulPath(args);
+    if (nul) throw new AppError("invalid_arguments", `${nul}: contains a NUL character`);
     const answer = await tool.run(args, principal);
     return {
       structuredContent: answer.data as Record<string, unknown>,
       content: [{ type: "text" as const, text: answer.text }],
     };
   } catch (err) {
-    return toolError(tool.deps, err, tool.spec.name);
+    return toolError(tool.deps, err, tool.spec.name, requestId);
   }
 }
 

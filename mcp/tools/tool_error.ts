@@ -30,9 +30,10 @@ export function codedError(code: string, detail?: string): CallToolResult {
  * (plus the error's detail); logs unexpected errors. It carries no `structuredContent`: SDK 1.x clients validate
  * structured content against the tool's output schema even on error results and would reject the call.
  */
-export function toolError(deps: AppDeps, err: unknown, tool: string): CallToolResult {
+export function toolError(deps: AppDeps, err: unknown, tool: string, requestId?: string): CallToolResult {
   if (err instanceof AppError) return codedError(err.code, err.detail);
   deps.log.log("error", "mcp tool failed", {
+    requestId,
     tool,
     error: err instanceof Error ? err.message : String(err),
   });
