@@ -8,16 +8,35 @@
  * twin. Each (API, operation) pair is measured in `BENCH_ROUNDS` rounds, the order alternating between rounds.
  * Expected (issue): MCP req/s >= 0.5 x REST req/s, for search and for get.
  *
+ * With `BENCH_AUTH=oauth` the MCP requests carry an OAuth access token instead of the API key: the benchmark
+ * registers an app, signs the seeker in and consents through the service's own pages, and exchanges the code, so
+ * every MCP request pays the connection check of a real OAuth connection (consent, grant cutoff, revoked token
+ * ids, membership: one SQL statement).
+ *
  * Environment (all optional):
  * - BENCH_DATABASE_URL: use this server instead of starting a throwaway cluster (seeded only when short of rows;
  *   a seeker account `bench-mcp@example.org` is added when missing, and a new API key on every run).
  * - BENCH_PG_DIR: keep the throwaway cluster in this folder, so the next run reuses its seeded data.
  * - BENCH_LISTINGS (200000), BENCH_SECONDS (10), BENCH_WARMUP (3), BENCH_ROUNDS (2), BENCH_CONNECTIONS (32),
  *   BENCH_THREADS (2), BENCH_QUIET_WAIT (20: longest wait in s for a quiet machine before each round),
- *   BENCH_KV (`file` or `memory`), BENCH_JSON (write the figures to this file).
+ *   BENCH_KV (`file` or `memory`), BENCH_JSON (write the figures to this file), BENCH_AUTH (`key` or `oauth`).
  */
 import { sql } from "kysely";
+import { createPerson } from "../auth/accounts.ts";
 import { createApiKey } from "../auth/api_keys.ts";
+import { createAuth } from "../auth/better_auth.ts";
+import { configFromEnv } from "../config.ts";
+import {
+  authorizeUrl,
+  type OAuthWorld,
+  PASSWORD,
+  pkce,
+  REDIRECT_URI,
+  register,
+  signInAndConsent,
+  token,
+} from "../tests/oauth_support.ts";
+import { JarBrowser } from "../tests/browser_jar.ts";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { seedSample } from "../catalogue/seed.ts";
 import { insertUser, userByEmail } from "../db/accounts.ts";
@@ -60,6 +79,8 @@ export interface McpBenchSettings {
   idMixSize: number;
   /** Where the service keeps Deno KV. */
   kv: "file" | "memory";
+  /** The MCP credential: the seeker's API key, or an OAuth access token of a connected app. */
+  auth: "key" | "oauth";
 }
 
 /** Which API and operation a run loads. */
@@ -99,6 +120,8 @@ export function settingsFromEnv(): McpBenchSettings {
   };
   const kv = Deno.env.get("BENCH_KV") || "file";
   if (kv !== "file" && kv !== "memory") throw new Error("BENCH_KV must be file or memory");
+  const auth = Deno.env.get("BENCH_AUTH") || "key";
+  if (auth !== "key" && auth !== "oauth") throw new Error("BENCH_AUTH must be key or oauth");
   return {
     listings: int("BENCH_LISTINGS", 200_000, 1),
     seconds: int("BENCH_SECONDS", 10, 1),
@@ -110,6 +133,7 @@ export function settingsFromEnv(): McpBenchSettings {
     listMixSize: 2000,
     idMixSize: 2000,
     kv,
+    auth,
   };
 }
 
@@ -207,13 +231,58 @@ async function ensureListings(db: Db, want: number): Promise<void> {
   say(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-/** The seeker account of the benchmark (added when missing) and a fresh API key of it. */
+/** The seeker account of the benchmark (added when missing, with a password) and a fresh API key of it. */
 async function seekerKey(db: Db): Promise<string> {
-  const userId = (await userByEmail(db, SEEKER_EMAIL))?.id ??
-    await insertUser(db, { email: SEEKER_EMAIL, name: "Benchmark Suche", role: "seeker" });
+  const userId = (await userByEmail(db, SEEKER_EMAIL))?.id ?? await newSeeker(db);
   const key = await createApiKey(db, userId, `bench:mcp ${new Date().toISOString()}`);
   say(`seeker ${SEEKER_EMAIL}: API key ${key.displayPrefix}… created`);
   return key.key;
+}
+
+async function newSeeker(db: Db): Promise<string> {
+  const config = { ...configFromEnv(), authSecret: "bench-only-secret-not-used-for-sessions-0123456789" };
+  const auth = createAuth({ config, db, log: { log() {} } });
+  await auth.$context;
+  return await createPerson(auth, db, {
+    email: SEEKER_EMAIL,
+    name: "Benchmark Suche",
+    password: PASSWORD,
+    role: "seeker",
+  });
+}
+
+/**
+ * An OAuth access token of the benchmark seeker for a newly registered app, through the service's own
+ * registration, sign-in, consent and token endpoints (valid 10 minutes: long enough for the default run).
+ */
+async function oauthToken(base: string): Promise<string> {
+  const w = { origin: base, resource: `${base}${MCP_PATH}` } as OAuthWorld;
+  const clientId = await register(base);
+  const { verifier, challenge } = await pkce();
+  const b = new JarBrowser(base);
+  const step = await signInAndConsent(
+    b,
+    await b.open(authorizeUrl(w, clientId, { code_challenge: challenge })),
+    SEEKER_EMAIL,
+  );
+  if (step.kind !== "left") {
+    throw new Error(`OAuth: no redirect back to the app (${step.status} ${step.url})`);
+  }
+  const code = new URL(step.location).searchParams.get("code");
+  if (!code) throw new Error(`OAuth: no code in ${step.location}`);
+  const r = await token(w, {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    resource: w.resource,
+  });
+  if (r.status !== 200) {
+    throw new Error(`OAuth: token endpoint answered ${r.status} ${JSON.stringify(r.body)}`);
+  }
+  say(`OAuth: app ${clientId} connected for ${SEEKER_EMAIL} (scope ${r.body.scope})`);
+  return r.body.access_token as string;
 }
 
 async function prepareData(
@@ -549,7 +618,9 @@ function report(
   console.log(
     `\nResults (${s.rounds} rounds of ${s.seconds} s measured after ${s.warmup} s warm-up each; ` +
       `${s.connections} connections, ${s.threads} wrk threads; ${info.published} published listings; ` +
-      `Postgres ${info.pgVersion}; rate limiter off; MCP: stateless ${PROTOCOL}, API key):`,
+      `Postgres ${info.pgVersion}; rate limiter off; MCP: stateless ${PROTOCOL}, ${
+        s.auth === "oauth" ? "OAuth access token" : "API key"
+      }):`,
   );
   console.log(
     `  ${"run".padEnd(26)} ${"req/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${
@@ -650,6 +721,7 @@ async function main(): Promise<void> {
     kv: s.kv,
     onSpawn: (child) => cleanups.push(() => child.stop()),
   });
+  if (s.auth === "oauth") data.key = await oauthToken(svc.base);
   const tools = await listTools(svc.base, data.key);
   const hasSearch = tools.includes("search_properties");
   say(`seeker server tools: ${tools.join(", ")}`);
