@@ -39,7 +39,7 @@ import {
 import { JarBrowser } from "../tests/browser_jar.ts";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { seedSample } from "../catalogue/seed.ts";
-import { insertUser, userByEmail } from "../db/accounts.ts";
+import { userByEmail } from "../db/accounts.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { countListings } from "../db/listings.ts";
 import { migrate } from "../db/migrate.ts";
@@ -256,7 +256,9 @@ async function newSeeker(db: Db): Promise<string> {
  * registration, sign-in, consent and token endpoints (valid 10 minutes: long enough for the default run).
  */
 async function oauthToken(base: string): Promise<string> {
-  const w = { origin: base, resource: `${base}${MCP_PATH}` } as OAuthWorld;
+  // The resource identifier is the service's BASE_URL (localhost), as its protected-resource metadata says.
+  const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource${MCP_PATH}`)).json();
+  const w = { origin: base, resource: String(prm.resource) } as OAuthWorld;
   const clientId = await register(base);
   const { verifier, challenge } = await pkce();
   const b = new JarBrowser(base);
