@@ -3,12 +3,14 @@
  * `createApp` opens nothing itself; `main.ts`, tests and benchmarks pass in the handles.
  */
 import { createEventRuntime } from "./events/runtime.ts";
+import { JobQueue } from "./jobs/queue.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
-import { catalogueRoutes } from "./routes/catalogue.ts";
-import { mcpRoutes } from "./mcp/routes.ts";
-import type { AppDeps, AppEnv } from "./routes/env.ts";
+import type { MiddlewareHandler } from "hono";
+import { CATALOGUE_PREFIX, catalogueRoutes } from "./routes/catalogue.ts";
+import { MCP_PATH, mcpRoutes } from "./mcp/routes.ts";
+import type { AppDeps } from "./deps.ts";
+import type { AppEnv } from "./routes/env.ts";
 import { healthRoutes } from "./routes/health.ts";
 import {
   bodyLimit,
@@ -19,46 +21,41 @@ import {
   requestId,
 } from "./routes/middleware.ts";
 import { validationHook } from "./routes/openapi_common.ts";
-import { rateLimit, writeLimit } from "./routes/rate_limit.ts";
-import { BASELINE_PATH, valuationRoutes } from "./routes/valuation.ts";
-import { createAuth } from "./auth/better_auth.ts";
-import { oauthRoutes } from "./routes/oauth.ts";
+import { writeLimit } from "./routes/rate_limit.ts";
+import { VALUATION_PREFIX, valuationRoutes } from "./routes/valuation.ts";
+import { AUTH_BASE_PATH, createAuth } from "./auth/better_auth.ts";
+import { authServerRoutes, discoveryRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
-import { socialRoutes } from "./routes/social.ts";
-import { intakeRoutes } from "./routes/intake.ts";
-
-/** Paths below this prefix are open to every origin (CORS), so they also answer OPTIONS preflights. */
-const CORS_PREFIX = "/api/public/";
+import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
+import { INTAKE_PREFIX, intakeRoutes } from "./routes/intake.ts";
 
 /** Version of the REST description (spec §9). */
 export const API_VERSION = "2026.09";
 
-/** Builds the HTTP application from its dependencies. */
+/**
+ * Builds the HTTP application from its dependencies. Every request gets an id, security headers and the body
+ * limit; each sub-app is mounted at its own prefix and brings its own middleware (CORS, token buckets); unknown
+ * paths answer 404 and unserved methods 405, both counting in the write bucket for writes.
+ */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
-  deps.events ??= createEventRuntime(deps);
+  deps.jobs ??= new JobQueue(deps);
+  deps.events ??= createEventRuntime(deps, deps.jobs);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError(deps.log));
-  app.notFound(notFound);
   app.use("*", requestId());
   app.use("*", logServerErrors(deps.log));
   app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
-  // CORS answers preflights itself, before the general body limit below: they get the limit first.
-  app.on("OPTIONS", `${CORS_PREFIX}*`, bodyLimit());
-  app.use(`${CORS_PREFIX}*`, cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 }));
   app.use("*", bodyLimit());
-  app.use("*", writeLimit(deps, [BASELINE_PATH]));
-  // The pattern also matches the path without a suffix; writes to these paths count in the write bucket only.
-  app.on(["GET", "HEAD"], "/api/public/properties/*", rateLimit(deps, "catalogue"));
-  app.post(BASELINE_PATH, rateLimit(deps, "valuation"));
 
-  app.route("/", catalogueRoutes(deps));
-  app.route("/", valuationRoutes(deps));
-  app.route("/", healthRoutes(deps));
-  app.route("/", mcpRoutes(deps));
-  app.route("/", socialRoutes(deps));
-  app.route("/", intakeRoutes(deps));
+  app.route(CATALOGUE_PREFIX, catalogueRoutes(deps));
+  app.route(VALUATION_PREFIX, valuationRoutes(deps));
+  app.route("/healthz", healthRoutes(deps));
+  app.route(MCP_PATH, mcpRoutes(deps));
+  app.route(SOCIAL_WEBHOOK_PATH, socialRoutes(deps));
+  app.route(INTAKE_PREFIX, intakeRoutes(deps));
   const auth = deps.auth ?? createAuth(deps);
-  app.route("/", oauthRoutes(deps, auth));
+  app.route("/.well-known", discoveryRoutes(deps, auth));
+  app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));
   app.route("/", pageRoutes(deps, auth));
   app.doc31("/api/public/openapi.json", {
     openapi: "3.1.1",
@@ -73,7 +70,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     },
     servers: [{ url: deps.config.baseUrl }],
   });
-  addMethodNotAllowed(app);
+  const writes = writeLimit(deps);
+  addMethodNotAllowed(app, writes);
+  // Unknown paths: 404, a write counted in the write bucket first.
+  app.notFound(async (c) => {
+    await writes(c, () => Promise.resolve());
+    return await notFound(c);
+  });
   return app;
 }
 
@@ -81,7 +84,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
  * For every path the app serves, answers each method it does not serve (PUT, TRACE, PROPFIND, …) with 405 and an
  * `Allow` header: the path's methods, HEAD with GET, OPTIONS where CORS answers preflights.
  */
-function addMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
+function addMethodNotAllowed(app: OpenAPIHono<AppEnv>, writes: MiddlewareHandler<AppEnv>): void {
   const byPath = new Map<string, Set<string>>();
   for (const r of app.routes) {
     // ALL routes answer every method themselves; wildcard paths are middleware patterns, not served paths.
@@ -89,8 +92,8 @@ function addMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
     const set = byPath.get(r.path) ?? new Set<string>();
     set.add(r.method);
     if (r.method === "GET") set.add("HEAD");
-    if (r.path.startsWith(CORS_PREFIX)) set.add("OPTIONS");
+    if (r.path.startsWith("/api/public/")) set.add("OPTIONS");
     byPath.set(r.path, set);
   }
-  for (const [path, methods] of byPath) app.all(path, methodNotAllowed([...methods]));
+  for (const [path, methods] of byPath) app.all(path, writes, methodNotAllowed([...methods]));
 }

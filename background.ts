@@ -1,9 +1,14 @@
 /**
- * The scheduled work of one process (DESIGN §1): viewing reminders every minute and saved-search runs every five
- * minutes, with `Deno.cron`. Every job is safe when several processes run it at once (row locks and unique keys
- * in the domain modules), so each instance may schedule them.
+ * The background work of one process: the job queue's listener, with a handler for each kind of message (event
+ * delivery, document reading) and the periodic sweep (docs/architecture.md, "Background work"); and the scheduled
+ * jobs, viewing reminders every minute and saved-search runs every five minutes, with `Deno.cron`. Every job is
+ * safe when several processes run it at once (row locks, leases and unique keys in the domain modules), so each
+ * instance may run them.
  */
-import type { AppDeps } from "./routes/env.ts";
+import type { AppDeps } from "./deps.ts";
+import { processDocument, sweepDocuments } from "./documents/processing.ts";
+import { attempt, drain, sendTerminations, sweep } from "./events/delivery.ts";
+import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./events/runtime.ts";
 import { runSavedSearches } from "./searches/saved_searches.ts";
 import { runViewingReminders } from "./viewings/reminders.ts";
 
@@ -37,4 +42,18 @@ export function startBackground(deps: AppDeps): void {
     SAVED_SEARCH_SCHEDULE,
     () => logged(deps, "saved searches", () => runSavedSearches(deps)),
   );
+}
+
+/**
+ * Starts this process's job queue listener (outbox drains, delivery attempts, owed terminations, documents) and
+ * the periodic sweep; returns a stopper that waits (at most one attempt's time) for running jobs.
+ */
+export function startJobs(deps: AppDeps): { stop(): Promise<void> } {
+  return eventRuntimeOf(deps).jobs.listen({
+    drain: () => drain(deps),
+    attempt: (d, n) => attempt(deps, d, n),
+    terminate: () => sendTerminations(deps),
+    document: (id) => processDocument(deps, id),
+    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
+  }, { sweepMs: deps.config.eventsSweepMs, graceMs: ATTEMPT_TIMEOUT_MS + 1_000 });
 }

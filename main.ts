@@ -14,9 +14,9 @@ import { TokenBuckets } from "./db/token_bucket.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
 import { createAuth } from "./auth/better_auth.ts";
-import type { AppDeps } from "./routes/env.ts";
-import { startBackground } from "./background.ts";
-import { startEventDelivery } from "./events/delivery.ts";
+import type { AppDeps } from "./deps.ts";
+import { agentReactions } from "./agent/hooks.ts";
+import { startBackground, startJobs } from "./background.ts";
 
 async function main(): Promise<void> {
   const config = (() => {
@@ -71,10 +71,18 @@ async function main(): Promise<void> {
   const kv = await openKv(config.kvPath);
   const auth = createAuth({ config, db, log });
   await auth.$context; // plugin initialisation (seeds the MCP resource row) fails here, not on a first request
-  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log, auth };
+  const deps: AppDeps = {
+    config,
+    db,
+    kv,
+    buckets: new TokenBuckets(kv),
+    log,
+    auth,
+    reactions: agentReactions,
+  };
   const app = createApp(deps);
   startBackground(deps);
-  const delivery = startEventDelivery(deps);
+  const delivery = startJobs(deps);
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>

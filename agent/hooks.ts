@@ -1,6 +1,8 @@
 /**
- * The service's agent as the other domains call it: each hook runs inside the transaction of the action that
- * triggers it, so a proposal (and its `proposal.pending` event) commits together with that action or not at all.
+ * The service's agent as it reacts to what the other domains announce (`Happening` in deps.ts): each reaction runs
+ * inside the transaction of the action that announced it, so a proposal (and its `proposal.pending` event) commits
+ * together with that action or not at all. The announcing domains do not import the agent; the composition
+ * passes {@linkcode agentReactions} as `deps.reactions`.
  *
  * Rules (deterministic, no outside AI service):
  * - Every new enquiry (any `quelle`) gets a draft reply from the listing's facts, its free viewing slots and the
@@ -27,7 +29,8 @@ import {
 } from "../db/proposals.ts";
 import type { Database } from "../db/schema.ts";
 import { findStockRow } from "../db/stock.ts";
-import { type EventOrigin, recordEvent } from "../events/outbox.ts";
+import type { HappeningContext, Reactions } from "../deps.ts";
+import { recordEvent } from "../events/outbox.ts";
 import {
   type DraftFacts,
   rejectionDraft,
@@ -38,22 +41,26 @@ import {
 import { documentChanges } from "./document_changes.ts";
 import { clip } from "../text.ts";
 
-/** What a hook needs to know about the moment it runs. */
-export interface HookContext {
-  /** The domain clock's time of the triggering action. */
-  now: Date;
-  /** The app whose call triggered the action (null: a page, an inbound message or a job). */
-  origin: EventOrigin;
-}
+/** What a hook needs to know about the moment it runs: the action's time and the app that caused it. */
+export type HookContext = HappeningContext;
+
+/** The agent's reactions: a draft reply per new enquiry, rejections for a listing gone, changes from documents. */
+export const agentReactions: Reactions = {
+  async react(tx, h, ctx) {
+    if (h.kind === "inquiry_received") return await proposeForInquiry(tx, h.inquiryId, ctx);
+    if (h.kind === "listing_unavailable") return await proposeRejections(tx, h.listingId, h.why, ctx);
+    return await proposeForDocument(tx, h.fileId, ctx);
+  },
+};
 
 /** Prepares a draft reply to the new enquiry `inquiryId` (any `quelle`), awaiting the provider's approval. */
 export async function proposeForInquiry(
   tx: Kysely<Database>,
   inquiryId: string,
   ctx: HookContext,
-): Promise<void> {
+): Promise<string[]> {
   const src = await findDraftSource(tx, inquiryId);
-  if (!src) return;
+  if (!src) return [];
   const template = await findTemplate(tx, src.office_id, "reply");
   const slots = await freeSlotsOfListing(tx, src.listing_id, ctx.now, SLOTS_IN_REPLY);
   const text = replyDraft(
@@ -61,12 +68,19 @@ export async function proposeForInquiry(
     factsOf(src),
     slots.map((s) => ({ start: s.starts_at, end: s.ends_at, free: s.free })),
   );
-  await propose(tx, { kind: "reply", officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
-    inquiryId,
-    fileId: null,
-    text,
-    aenderungen: null,
-  }, ctx);
+  return [
+    await propose(
+      tx,
+      { kind: "reply", officeId: src.office_id, listingId: src.listing_id, title: src.title },
+      {
+        inquiryId,
+        fileId: null,
+        text,
+        aenderungen: null,
+      },
+      ctx,
+    ),
+  ];
 }
 
 /**
@@ -106,14 +120,14 @@ export async function proposeForDocument(
   tx: Kysely<Database>,
   fileId: string,
   ctx: HookContext,
-): Promise<void> {
+): Promise<string[]> {
   const doc = await findDocumentSource(tx, fileId);
-  if (!doc || doc.status !== "processed") return;
+  if (!doc || doc.status !== "processed") return [];
   const listing = await findStockRow(tx, doc.office_id, doc.listing_id);
-  if (!listing) return;
+  if (!listing) return [];
   const aenderungen = documentChanges(doc.sorte, doc.angaben, listing);
-  if (Object.keys(aenderungen).length === 0) return;
-  await propose(
+  if (Object.keys(aenderungen).length === 0) return [];
+  const id = await propose(
     tx,
     {
       kind: "property_change",
@@ -124,6 +138,7 @@ export async function proposeForDocument(
     { inquiryId: null, fileId, text: null, aenderungen },
     ctx,
   );
+  return [id];
 }
 
 /** The facts of a draft from its source row. */

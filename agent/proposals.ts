@@ -41,7 +41,7 @@ import {
   rejectInquiryIn,
   replyToInquiryIn,
 } from "../inquiries/inquiries.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { DOCUMENT_FIELDS, type DocumentField } from "./document_changes.ts";
 import { DEFAULT_REJECTION_TEMPLATE, DEFAULT_REPLY_TEMPLATE, TEMPLATE_MAX } from "./drafts.ts";
 

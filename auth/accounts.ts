@@ -5,7 +5,7 @@
 import type { Db } from "../db/connection.ts";
 import { leaveOffice, startMembership, userByEmail } from "../db/accounts.ts";
 import { connectionsOf } from "../db/oauth.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { type Auth, withOwnAdapter } from "./better_auth.ts";
 import { disconnectApp } from "./connections.ts";

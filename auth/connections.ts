@@ -1,6 +1,6 @@
 /** Connections between a person and an app (OAuth consents): disconnecting ends them at once. */
 import { deleteConnection } from "../db/oauth.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 
 /**
  * Disconnects `clientId` from `userId`: consent, refresh and access tokens go in one transaction; JWT access

@@ -4,7 +4,7 @@
  * Refusals follow RFC 6750 / RFC 9728: 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (plus
  * `error="invalid_token"` when a token was presented), or 403 `insufficient_scope` with the scope needed.
  */
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { API_KEY_PREFIX, apiKeyPrincipal, recordApiKeyUse } from "./api_keys.ts";
 import { verifyOAuthBearer } from "./oauth_tokens.ts";
 import type { Principal } from "./principal.ts";

@@ -10,7 +10,7 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, jwtVerify } from "jose";
 import type { Db } from "../db/connection.ts";
 import { connectionCheck, publicJwks, touchConnection } from "../db/oauth.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { ISSUED_US_CLAIM, issuer, mcpResource } from "./better_auth.ts";
 import { type Principal, rightOfRole } from "./principal.ts";
 

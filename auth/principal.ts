@@ -8,7 +8,8 @@ import { AppError } from "../errors.ts";
 export type Right = "lesen" | "suchen";
 
 /** A person's role: a seeker, or a provider who is a member of an office. */
-export type Role = "seeker" | "provider";
+import type { Role } from "../db/schema.ts";
+export type { Role };
 
 /** The right that belongs to a role (providers get `lesen`, seekers get `suchen`). */
 export function rightOfRole(role: Role): Right {

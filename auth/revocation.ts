@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { decodeJwt } from "jose";
 import { endGrantsOfCode, recordCodeExchange, revokeAccessTokenId } from "../db/oauth.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { ACCESS_TOKEN_SECONDS } from "./better_auth.ts";
 import { accessTokenClaims } from "./oauth_tokens.ts";
 

@@ -38,12 +38,14 @@ import { migrate } from "../db/migrate.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { insertSubscription } from "../db/subscriptions.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
-import { startEventDelivery } from "../events/delivery.ts";
+import { startJobs } from "../background.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { createEventRuntime } from "../events/runtime.ts";
+import { JobQueue } from "../jobs/queue.ts";
+import { agentReactions } from "../agent/hooks.ts";
 import { base64, secretBox, signatureHeader } from "../events/signing.ts";
 import { newSubscriptionId } from "../events/subscriptions.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { testCa } from "../tests/webhook_receiver.ts";
 import { startCluster } from "./pg_cluster.ts";
 
@@ -283,7 +285,7 @@ async function phases(
   await phaseLine("triggering only (delivery stopped)", N, "event", performance.now() - t0, c0);
   c0 = await cpuNow();
   t0 = performance.now();
-  const delivery = startEventDelivery(deps);
+  const delivery = startJobs(deps);
   await rx.waitFor(N * M, 120_000);
   await phaseLine("delivering only", N * M, "delivery", performance.now() - t0, c0);
   await delivery.stop();
@@ -387,8 +389,9 @@ async function main() {
     log: (level: string, msg: string, f?: Record<string, unknown>) =>
       level !== "debug" && console.error(level, msg, f),
   };
-  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log };
-  deps.events = createEventRuntime(deps);
+  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log, reactions: agentReactions };
+  deps.jobs = new JobQueue(deps);
+  deps.events = createEventRuntime(deps, deps.jobs);
   say(
     `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}, pool ${POOL}`,
   );
@@ -397,7 +400,7 @@ async function main() {
     const defaultRate = await floor(url, rx.caPem, 32, true);
     arrivals.clear();
     say(`reference: fetch defaults, HTTP/2, 32 in flight: ${defaultRate.toFixed(0)} deliveries/s`);
-    const delivery = startEventDelivery(deps);
+    const delivery = startJobs(deps);
     await warmUp(deps, officeId, rx, db);
     arrivals.clear();
     const rounds: Round[] = [];

@@ -3,11 +3,10 @@
  * schemas shared by REST, MCP tools, saved searches and pages.
  */
 import { z } from "zod";
+import { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 
-/** Property types of spec 2.1. */
-export const PROPERTY_TYPES = ["apartment", "house", "land", "commercial"] as const;
-/** Transaction types of spec 2.1. */
-export const TRANSACTION_TYPES = ["buy", "rent"] as const;
+export { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
+export type { ListingFilter } from "../db/listings.ts";
 
 /** Default and maximum page size of spec 4.1/8. */
 export const PAGE_SIZE_DEFAULT = 24;
@@ -54,19 +53,6 @@ export const pageSchema = z.object({
 
 /** A page of public listings. */
 export type Page = z.infer<typeof pageSchema>;
-
-/** The catalogue filters after parsing: every field optional except paging. */
-export interface ListingFilter {
-  page: number;
-  page_size: number;
-  city?: string | undefined;
-  transaction_type?: (typeof TRANSACTION_TYPES)[number] | undefined;
-  property_type?: (typeof PROPERTY_TYPES)[number] | undefined;
-  min_price?: number | undefined;
-  max_price?: number | undefined;
-  min_rooms?: number | undefined;
-  min_sqm?: number | undefined;
-}
 
 /** The filter fields a search can carry (paging excluded), e.g. for saved searches. */
 export const FILTER_KEYS = [

@@ -21,7 +21,9 @@ import {
 } from "../db/openimmo.ts";
 import { setStockStatus } from "../db/stock.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
-import { COLUMN_KEYS, missingForPublication, STOCK_STATUSES } from "./stock.ts";
+import { COLUMN_KEYS, makeUnavailable, missingForPublication, STOCK_STATUSES } from "./stock.ts";
+import type { EventOrigin } from "../db/outbox.ts";
+import type { Reactions } from "../deps.ts";
 
 /** How to import. */
 export interface ImportOptions {
@@ -33,6 +35,9 @@ export interface ImportOptions {
   strict?: boolean;
   /** The time written as `created_at`/`updated_at`/`published_at`. */
   now: Date;
+  /** What reacts to a withdrawn listing (the agent's rejections), and the app that imports (null: the operator). */
+  reactions: Reactions;
+  origin: EventOrigin;
   /** Called after each object with the number done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -145,7 +150,7 @@ async function importObject(
   if (seen.has(o.number)) return reject("objektnr_extern appears more than once in the file");
   seen.add(o.number);
   const row = await findByExternalNumber(tx, officeId, o.number);
-  if (o.action === "delete") return await withdraw(tx, o.number, row, s, opts.now, reject);
+  if (o.action === "delete") return await withdraw(tx, o.number, row, s, opts, reject);
   const fields = o.fields!;
   const clash = fields.reference !== null &&
     await referenceTaken(tx, officeId, fields.reference, row?.id ?? null);
@@ -162,11 +167,14 @@ async function withdraw(
   number: string,
   row: ImportedRow | undefined,
   s: ImportSummary,
-  now: Date,
+  opts: ImportOptions,
   reject: (reason: string) => void,
 ): Promise<void> {
   if (!row) return reject("aktion DELETE: no listing of this office has this objektnr_extern");
-  if (row.status !== "withdrawn") await setStockStatus(tx, row.id, "withdrawn", now);
+  if (row.status !== "withdrawn") {
+    const { reactions, now, origin } = opts;
+    await makeUnavailable(tx, reactions, { listingId: row.id, status: "withdrawn", now, origin });
+  }
   s.withdrawn++;
   s.listings.push({ objektnr_extern: number, id: row.id, result: "withdrawn", status: "withdrawn" });
 }

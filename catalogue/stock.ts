@@ -22,11 +22,10 @@ import {
   updateStockRow,
 } from "../db/stock.ts";
 import { AppError } from "../errors.ts";
-import { proposeRejections } from "../agent/hooks.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { type EventOrigin, withEvents } from "../events/outbox.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps, Reactions } from "../deps.ts";
 import {
   listingSchema,
   PAGE_MAX,
@@ -246,7 +245,7 @@ export interface StockStatusChange {
  * the same transaction the agent prepares a rejection for each enquiry of it still in conversation.
  */
 export async function withdrawStock(
-  deps: Pick<AppDeps, "db" | "events">,
+  deps: Pick<AppDeps, "db" | "events" | "reactions">,
   act: AvailabilityAct,
 ): Promise<StockStatusChange> {
   return await changeAvailability(deps, act, "withdrawn");
@@ -258,7 +257,7 @@ export async function withdrawStock(
  * the agent prepares a rejection for each enquiry of it still in conversation.
  */
 export async function reserveStock(
-  deps: Pick<AppDeps, "db" | "events">,
+  deps: Pick<AppDeps, "db" | "events" | "reactions">,
   act: AvailabilityAct,
 ): Promise<StockStatusChange> {
   return await changeAvailability(deps, act, "reserved");
@@ -274,7 +273,7 @@ export interface AvailabilityAct {
 
 /** Sets `status` (withdrawn or reserved) and lets the agent prepare rejections, in one transaction. */
 async function changeAvailability(
-  deps: Pick<AppDeps, "db" | "events">,
+  deps: Pick<AppDeps, "db" | "events" | "reactions">,
   { officeId, id, now, origin }: AvailabilityAct,
   status: "withdrawn" | "reserved",
 ): Promise<StockStatusChange> {
@@ -285,11 +284,31 @@ async function changeAvailability(
       if (status === "reserved" && row.status !== "published") {
         throw new AppError("conflict", "only a published listing can be reserved");
       }
-      await setStockStatus(tx, row.id, status, now);
-      rejections = await proposeRejections(tx, row.id, status, { now, origin });
+      rejections = await makeUnavailable(tx, deps.reactions, { listingId: row.id, status, now, origin });
       return (await findStockRow(tx, officeId, row.id))!;
     }));
   return { listing, rejections };
+}
+
+/**
+ * Sets listing `listingId` withdrawn or reserved within `tx` and announces it (the agent proposes a rejection for
+ * each of its enquiries still in conversation); returns the ids of what the reactions made. Used by the provider
+ * tools and by the OpenImmo import's `aktion DELETE`.
+ */
+export async function makeUnavailable(
+  tx: Kysely<Database>,
+  reactions: Reactions,
+  act: { listingId: string; status: "withdrawn" | "reserved"; now: Date; origin: EventOrigin },
+): Promise<string[]> {
+  await setStockStatus(tx, act.listingId, act.status, act.now);
+  return await reactions.react(
+    tx,
+    { kind: "listing_unavailable", listingId: act.listingId, why: act.status },
+    {
+      now: act.now,
+      origin: act.origin,
+    },
+  );
 }
 
 /** The fields a listing needs before it can be published, as named in a `conflict` detail. */

@@ -1,6 +1,6 @@
 /** SQL of people, their roles and office memberships (the better-auth `users` table plus ours). */
 import type { Db } from "./connection.ts";
-import type { Role } from "../auth/principal.ts";
+import type { Role } from "./schema.ts";
 
 /** A person's access now: role and, for a provider with an active membership, the office. */
 export interface PersonAccess {

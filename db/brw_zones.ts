@@ -3,9 +3,29 @@
  * index-backed bounding-box search for a point, and a municipality's zones for the median.
  */
 import { type InsertObject, sql } from "kysely";
-import type { ZoneGeometry } from "../valuation/geometry.ts";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
+
+/** A position: `[lng, lat]` in WGS84 or `[easting, northing]` in a projected CRS. */
+export type Position = [number, number];
+
+/** A closed ring: at least four positions, the last equal to the first. */
+export type Ring = Position[];
+
+/** A polygon: the outer ring first, then its holes. */
+export interface PolygonGeometry {
+  type: "Polygon";
+  coordinates: Ring[];
+}
+
+/** Several polygons (each with its holes) that form one zone. */
+export interface MultiPolygonGeometry {
+  type: "MultiPolygon";
+  coordinates: Ring[][];
+}
+
+/** The geometry of a land-value zone. */
+export type ZoneGeometry = PolygonGeometry | MultiPolygonGeometry;
 
 /** One zone to store: its attributes and its WGS84 geometry with bounding box. */
 export interface BrwZoneInput {

@@ -6,7 +6,7 @@ import { eventIdOf } from "./outbox.ts";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
-import { parseScopes } from "./oauth.ts";
+import { parseScopes } from "./scopes.ts";
 
 /**
  * Drains up to `limit` outbox rows in ONE statement: takes undispatched rows nobody holds (`skip locked`, and a

@@ -1,8 +1,36 @@
 /** SQL of the listings aggregate. Public reads select only the columns of spec 2.1 and never join contacts. */
 import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
-import type { Listing, ListingFilter } from "../catalogue/listing.ts";
 import type { Db } from "./connection.ts";
-import type { Database } from "./schema.ts";
+import type { Database, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
+
+/** A listing as the public sees it: the fields of spec 2.1 (the zod schema of catalogue/listing.ts describes it). */
+export interface Listing {
+  id: string;
+  title: string | null;
+  city: string | null;
+  postal_code: string | null;
+  property_type: (typeof PROPERTY_TYPES)[number] | null;
+  transaction_type: (typeof TRANSACTION_TYPES)[number] | null;
+  asked_price: number | null;
+  total_rooms: number | null;
+  square_meters: number | null;
+  latitude: number | null;
+  longitude: number | null;
+  beispiel: boolean;
+}
+
+/** The catalogue filters after parsing: every field optional except paging. */
+export interface ListingFilter {
+  page: number;
+  page_size: number;
+  city?: string | undefined;
+  transaction_type?: (typeof TRANSACTION_TYPES)[number] | undefined;
+  property_type?: (typeof PROPERTY_TYPES)[number] | undefined;
+  min_price?: number | undefined;
+  max_price?: number | undefined;
+  min_rooms?: number | undefined;
+  min_sqm?: number | undefined;
+}
 
 /** The public columns of spec 2.1 (numerics cast to float8 so both drivers answer numbers). */
 export const PUBLIC_COLUMNS = [

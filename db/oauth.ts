@@ -4,8 +4,9 @@
  * lists.
  */
 import { sql } from "kysely";
-import type { Role } from "../auth/principal.ts";
+import type { Role } from "./schema.ts";
 import type { Db } from "./connection.ts";
+import { parseScopes } from "./scopes.ts";
 import { dropOpenDeliveries } from "./deliveries.ts";
 import { endSubscriptions } from "./subscriptions.ts";
 
@@ -246,19 +247,4 @@ export async function clientsWithConnections(db: Db): Promise<
       lastUsedAt: k.last_used_at ? new Date(k.last_used_at) : null,
     })),
   }));
-}
-
-/** jsonb arrays come back parsed from both drivers; older rows may hold a JSON string. */
-/** The scopes of a consent row (better-auth stores a JSON array or a space-separated string). */
-export function parseScopes(v: unknown): string[] {
-  if (Array.isArray(v)) return v.map(String);
-  if (typeof v === "string") {
-    try {
-      const p = JSON.parse(v);
-      return Array.isArray(p) ? p.map(String) : v.split(" ").filter(Boolean);
-    } catch {
-      return v.split(" ").filter(Boolean);
-    }
-  }
-  return [];
 }

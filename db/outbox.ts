@@ -4,6 +4,9 @@ import type { Db } from "./connection.ts";
 import { deferrable } from "./pipelined_begin.ts";
 import type { Database } from "./schema.ts";
 
+/** The app that caused an event (so it is not sent back to it); `null` for a browser page or the service itself. */
+export type EventOrigin = { clientId: string } | { apiKeyId: string } | null;
+
 /** An outbox row to write. */
 export interface NewOutboxRow {
   server: "anbieter" | "suche";

@@ -1,6 +1,13 @@
 /** Kysely table types of the Postgres schema (mirrors `db/migrations/*.sql`). */
 import type { ColumnType, Generated } from "kysely";
 
+/** Property types of a listing (spec 2.1). */
+export const PROPERTY_TYPES = ["apartment", "house", "land", "commercial"] as const;
+/** Transaction types of a listing (spec 2.1). */
+export const TRANSACTION_TYPES = ["buy", "rent"] as const;
+/** A person's role: a seeker, or a provider (member of an office). */
+export type Role = "seeker" | "provider";
+
 /** A timestamp column: read as Date, written as Date or ISO string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp column with a database default: optional on insert. */
@@ -28,8 +35,8 @@ export interface ListingsTable {
   /** Generated column: `city_key(city)`; never written. */
   city_key: ColumnType<string | null, never, never>;
   postal_code: string | null;
-  property_type: "apartment" | "house" | "land" | "commercial" | null;
-  transaction_type: "buy" | "rent" | null;
+  property_type: (typeof PROPERTY_TYPES)[number] | null;
+  transaction_type: (typeof TRANSACTION_TYPES)[number] | null;
   asked_price: ColumnType<number | null, number | null, number | null>;
   total_rooms: ColumnType<number | null, number | null, number | null>;
   square_meters: ColumnType<number | null, number | null, number | null>;
@@ -101,7 +108,7 @@ export interface UsersTable {
   image: string | null;
   createdAt: GeneratedTimestamp;
   updatedAt: GeneratedTimestamp;
-  role: ColumnType<"seeker" | "provider", "seeker" | "provider" | undefined, "seeker" | "provider">;
+  role: ColumnType<Role, Role | undefined, Role>;
 }
 
 /** A person's membership of an office; `ended_at` set means it has ended. */

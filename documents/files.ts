@@ -28,10 +28,9 @@ import {
 import type { Db } from "../db/connection.ts";
 import { AppError } from "../errors.ts";
 import { type EventOrigin } from "../events/outbox.ts";
-import { eventRuntime } from "../events/runtime.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { idOrNotFound } from "../ids.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 
 /** Largest accepted file: 380 KiB decoded (its Base64 plus the MCP envelope stays within the 512 KB body limit). */
 export const FILE_MAX_BYTES = 380 * 1024;
@@ -173,7 +172,7 @@ export async function uploadFile(
     if (!row) throw new Error("stored file not found");
     return { row, neu: id !== null };
   });
-  if (stored.neu) await eventRuntime(deps).enqueue({ t: "document", id: stored.row.id });
+  if (stored.neu) await deps.jobs?.enqueue({ t: "document", id: stored.row.id });
   return { file: fileView(stored.row), neu: stored.neu };
 }
 

@@ -11,7 +11,6 @@
  * the values read, or `{fehler: code}` when the file could not be read; `satz` names the kind and the outcome,
  * never the file's content or name.
  */
-import { proposeForDocument } from "../agent/hooks.ts";
 import {
   type FileResult,
   type FinishedFile,
@@ -20,9 +19,8 @@ import {
   requeueStaleFiles,
 } from "../db/files.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
-import { eventRuntime } from "../events/runtime.ts";
 import { isUuid } from "../ids.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { readDocument, sorteDe } from "./read.ts";
 import { clip } from "../text.ts";
 
@@ -84,7 +82,10 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
       origin: originOfFile(done),
       at: now,
     });
-    await proposeForDocument(tx, done.id, { now, origin: originOfFile(done) });
+    await deps.reactions.react(tx, { kind: "document_processed", fileId: done.id }, {
+      now,
+      origin: originOfFile(done),
+    });
   });
 }
 
@@ -92,6 +93,6 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
 export async function sweepDocuments(deps: AppDeps): Promise<number> {
   const now = nowOf(deps);
   const ids = await requeueStaleFiles(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), now, SWEEP_BATCH);
-  if (ids.length > 0) await eventRuntime(deps).enqueueAll(ids.map((id) => ({ t: "document" as const, id })));
+  if (ids.length > 0) await deps.jobs?.enqueueAll(ids.map((id) => ({ t: "document" as const, id })));
   return ids.length;
 }

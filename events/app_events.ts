@@ -15,7 +15,7 @@ import {
   optOutsOf,
 } from "../db/subscriptions.ts";
 import { AppError } from "../errors.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { EVENT_SERVER, type EventName, type EventServer, eventsOf, isEventName } from "./catalogue.ts";
 
 /** One live subscription of an app, as the page shows it (never the secret, never the address's query). */

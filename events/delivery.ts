@@ -23,11 +23,10 @@ import {
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
-import { processDocument, sweepDocuments } from "../documents/processing.ts";
-import type { AppDeps } from "../routes/env.ts";
-import { nowOf } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import { nowOf } from "../deps.ts";
 import type { PostOutcome } from "./http_client.ts";
-import { ATTEMPT_TIMEOUT_MS, eventRuntime, listen } from "./runtime.ts";
+import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./runtime.ts";
 import { signatureHeader } from "./signing.ts";
 import { rightOfServer } from "./catalogue.ts";
 
@@ -71,17 +70,6 @@ const batchLimited = limiter(MAX_BATCHES);
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /** A claim older than this when its slot comes is renewed (and its access facts re-read) before sending. */
 const FRESH_CLAIM_MS = 1_000;
-
-/** Starts this process's delivery: the KV queue listener and the periodic sweep. Returns a stopper. */
-export function startEventDelivery(deps: AppDeps): { stop(): Promise<void> } {
-  return listen(deps, {
-    drain: () => drain(deps),
-    attempt: (d, n) => attempt(deps, d, n),
-    terminate: () => sendTerminations(deps),
-    document: (id) => processDocument(deps, id),
-    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
-  });
-}
 
 /**
  * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement holds up to
@@ -150,11 +138,11 @@ class BatchHold {
 
 /** Re-drives missed work: undispatched outbox rows, overdue or orphaned attempts, owed terminations. */
 export async function sweep(deps: AppDeps): Promise<void> {
-  const rt = eventRuntime(deps);
+  const rt = eventRuntimeOf(deps);
   if (await outboxPending(deps.db)) await drain(deps);
   const grace = Math.max(5_000, Math.min(60_000, deps.config.eventsSweepMs));
   for (const d of await overdueDeliveries(deps.db, new Date(), grace, 500)) {
-    await rt.enqueue({ t: "attempt", d: d.id, n: d.attempt });
+    await rt.jobs.enqueue({ t: "attempt", d: d.id, n: d.attempt });
   }
   await sendTerminations(deps);
 }
@@ -253,7 +241,9 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
     create: createOf(claimed),
   });
   if (outcome === "gone") await endForGone(deps, claimed);
-  if (outcome === "retry") await eventRuntime(deps).enqueue({ t: "attempt", d: deliveryId, n: n + 1 }, delay);
+  if (outcome === "retry") {
+    await eventRuntimeOf(deps).jobs.enqueue({ t: "attempt", d: deliveryId, n: n + 1 }, delay);
+  }
   return outcome;
 }
 
@@ -323,7 +313,7 @@ async function holdAttempt(
       await dropOpenDeliveries(tx, c.subscriptionId, now);
     });
     deps.log.log("info", "subscription revoked", { subscription: c.subscriptionId, reason: hold.revoke });
-    eventRuntime(deps).kickTerminations();
+    eventRuntimeOf(deps).kickTerminations();
   }
   await recordAttempt(deps.db, {
     deliveryId: c.deliveryId,
@@ -356,7 +346,7 @@ export async function signingSecrets(
   deps: AppDeps,
   s: { secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null },
 ): Promise<string[]> {
-  const box = eventRuntime(deps).box;
+  const box = eventRuntimeOf(deps).box;
   if (!box) throw new Error("events are not configured");
   const secrets = [await box.open(s.secretEnc)];
   if (s.previousSecretEnc && s.previousSecretUntil && s.previousSecretUntil > nowOf(deps)) {
@@ -380,7 +370,7 @@ export async function signedPost(
     "webhook-signature": signatureHeader(to.secrets, id, timestamp, body),
     "x-mcp-subscription-id": to.subscriptionId,
   };
-  return await eventRuntime(deps).client.post(urlOf(to.url), headers, body);
+  return await eventRuntimeOf(deps).client.post(urlOf(to.url), headers, body);
 }
 
 /**
@@ -459,7 +449,7 @@ export async function sendTerminations(deps: AppDeps): Promise<number> {
       type: "terminated",
       error: { code: -32012, message: "Subscription ended by the service", data: { reason } },
     });
-    const box = eventRuntime(deps).box;
+    const box = eventRuntimeOf(deps).box;
     if (!box) return;
     const result = await signedPost(
       deps,

@@ -4,16 +4,15 @@
  */
 import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
-import { insertOutboxRow } from "../db/outbox.ts";
+import { type EventOrigin, insertOutboxRow } from "../db/outbox.ts";
 import type { Database } from "../db/schema.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { EVENT_DATA, EVENT_SERVER, type EventData, type EventName } from "./catalogue.ts";
 
 /** Whom an event concerns: an office (provider server events) or a seeker (seeker server events). */
 export type EventOwner = { office: string } | { seeker: string };
 
-/** The app that caused an event (so it is not sent back to it); `null` for a browser page or the service itself. */
-export type EventOrigin = { clientId: string } | { apiKeyId: string } | null;
+export type { EventOrigin } from "../db/outbox.ts";
 
 /** The origin of an action taken by an MCP caller. */
 export function originOf(principal: Principal): EventOrigin {

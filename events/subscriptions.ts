@@ -26,8 +26,8 @@ import {
 } from "../db/subscriptions.ts";
 import { dropOpenDeliveries } from "../db/deliveries.ts";
 import { EventCallError } from "../errors.ts";
-import type { AppDeps } from "../routes/env.ts";
-import { nowOf } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import { nowOf } from "../deps.ts";
 import { truncate } from "../text.ts";
 import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
 import {
@@ -41,7 +41,7 @@ import {
   isEventName,
 } from "./catalogue.ts";
 import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
-import { eventRuntime } from "./runtime.ts";
+import { eventRuntimeOf } from "./runtime.ts";
 import { base64, parseSecret } from "./signing.ts";
 
 /** At most this many live subscriptions per person and app (spec §6.2). */
@@ -131,7 +131,7 @@ async function checkSubscribe(
   params: Record<string, unknown>,
 ): Promise<SubscribeRequest> {
   const p = oauthCaller(principal);
-  if (!eventRuntime(deps).box) throw notConfigured();
+  if (!eventRuntimeOf(deps).box) throw notConfigured();
   const name = eventOf(p, params.name);
   const delivery = objectParam(params.delivery, "delivery");
   if (delivery.mode !== "webhook") {
@@ -152,7 +152,7 @@ async function checkSubscribe(
   if (EVENT_SERVER[name] === "anbieter" && p.officeId === null) throw forbidden("access_closed");
   const args = checkArguments(name, params.arguments);
   await checkOwnership(deps, p, args);
-  const vetted = await vetWebhookUrl(parsed.url, eventRuntime(deps).policy);
+  const vetted = await vetWebhookUrl(parsed.url, eventRuntimeOf(deps).policy);
   if (!vetted.ok) throw badUrl(vetted.reason);
   return {
     principal: p,
@@ -340,7 +340,7 @@ async function writeSubscription(
   req: SubscribeRequest,
   identity: SubscriptionIdentity,
 ): Promise<SubscribeResult> {
-  const box = eventRuntime(deps).box!;
+  const box = eventRuntimeOf(deps).box!;
   const now = nowOf(deps);
   const expiresAt = new Date(now.getTime() + req.ttlMs);
   const sealed = await box.seal(req.secret);
@@ -384,7 +384,7 @@ async function rotation(
   sealed: string,
   now: Date,
 ): Promise<{ secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null }> {
-  const current = await eventRuntime(deps).box!.open(existing.secretEnc);
+  const current = await eventRuntimeOf(deps).box!.open(existing.secretEnc);
   if (timingSafeEqual(current, secret)) {
     return {
       secretEnc: existing.secretEnc,

@@ -46,8 +46,7 @@ import {
 import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
-import { proposeForInquiry } from "../agent/hooks.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { clip } from "../text.ts";
 
 /** The enquiry limits of spec §8: how many enquiries within how many milliseconds. */
@@ -164,7 +163,7 @@ const VIA: Record<"service" | "portal" | "email", string> = {
  * With `dedupe`, a known key answers the enquiry it created with `duplicate: true` and writes nothing.
  */
 export async function sendInquiry(
-  deps: Pick<AppDeps, "db" | "clock">,
+  deps: Pick<AppDeps, "db" | "clock" | "reactions">,
   input: SendInquiryInput,
 ): Promise<{ inquiryId: string; messageId: string; duplicate: boolean }> {
   const listingId = idOrNotFound(input.listingId);
@@ -207,7 +206,7 @@ export async function sendInquiry(
       at: now,
     });
     if (input.dedupe) await insertIntakeMessage(tx, input.dedupe, inquiryId, now);
-    await proposeForInquiry(tx, inquiryId, { now, origin: input.origin });
+    await deps.reactions.react(tx, { kind: "inquiry_received", inquiryId }, { now, origin: input.origin });
     await recordEvent(tx, {
       name: "inquiry.received",
       data: {

@@ -18,7 +18,7 @@ import PostalMime, { type Address, addressParser, type Email, type Mailbox } fro
 import { findIntakeMessage, type IntakeKey } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { clean, enquirerName, enquiryText, sha256Hex, storedMessageId } from "./common.ts";
 import { htmlToText } from "./html_text.ts";
 import { officeListingFor } from "./listing_match.ts";

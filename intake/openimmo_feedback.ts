@@ -20,7 +20,7 @@ import { findIntakeMessage, type IntakeKey, publishedListingsByReference } from 
 import { AppError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import {
   clean,
   enquirerName,

@@ -1,18 +1,17 @@
 /**
- * The queue wiring of the event runtime: a stopped delivery starts no more jobs from queue messages (they could
- * otherwise run against a database that is being closed), and a delivery started again on the same KV gets the
- * messages (a KV takes one listener only, so the listener is registered once and dispatches to the current one).
+ * The job queue's wiring: a stopped listener starts no more jobs from queue messages (they could otherwise run
+ * against a database that is being closed), and a listener started again on the same KV gets the messages (a KV
+ * takes one listener only, so it is registered once and dispatches to the current handlers); a burst of drain
+ * requests enqueues one drain.
  */
 import assert from "node:assert/strict";
-import { loadConfig } from "../config.ts";
-import type { AppDeps } from "../routes/env.ts";
-import { createEventRuntime, listen, type QueueHandlers } from "./runtime.ts";
+import { type JobHandlers, JobQueue } from "./queue.ts";
 
 /** Handlers that note what they were asked to do; `drained` resolves at the next drain. */
 function noting() {
   const calls: string[] = [];
   let drained = Promise.withResolvers<void>();
-  const handlers: QueueHandlers = {
+  const handlers: JobHandlers = {
     drain: () => {
       calls.push("drain");
       drained.resolve();
@@ -42,26 +41,23 @@ function noting() {
   };
 }
 
-Deno.test("a stopped delivery starts no jobs from queue messages; a delivery started again on the same KV gets them", async () => {
+Deno.test("a stopped listener starts no jobs from queue messages; one started again on the same KV gets them", async () => {
   const kv = await Deno.openKv(":memory:");
-  const deps = {
-    config: loadConfig({ DATA_DIR: ":memory:", EVENTS_SWEEP_MS: "600000" }),
-    kv,
-    log: { log: () => {} },
-  } as unknown as AppDeps;
-  deps.events = createEventRuntime(deps);
+  const queue = new JobQueue({ kv, log: { log: () => {} } });
+  const opts = { sweepMs: 600_000, graceMs: 1_000 };
   try {
     const first = noting();
-    const a = listen(deps, first.handlers);
-    deps.events.kick();
+    const a = queue.listen(first.handlers, opts);
+    queue.kickDrain();
+    queue.kickDrain(); // a second request while one drain waits adds nothing
     await first.nextDrain();
     await a.stop();
 
-    deps.events.kick(); // not listening: nothing is enqueued
-    await kv.enqueue({ t: "attempt", d: "late", n: 2 }); // a message that was on its way when the delivery stopped
+    queue.kickDrain(); // not listening: nothing is enqueued
+    await kv.enqueue({ t: "attempt", d: "late", n: 2 }); // a message that was on its way when the listener stopped
     const second = noting();
-    const b = listen(deps, second.handlers);
-    deps.events.kick();
+    const b = queue.listen(second.handlers, opts);
+    queue.kickDrain();
     await second.nextDrain();
     await b.stop();
 

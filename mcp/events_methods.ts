@@ -7,7 +7,7 @@ import { type McpServer, ProtocolError, type ServerCapabilities } from "@modelco
 import { z } from "zod";
 import { EventCallError } from "../errors.ts";
 import { listEvents, subscribe, unsubscribe, unsupportedMode } from "../events/subscriptions.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { principalOf } from "./context.ts";
 
 /**

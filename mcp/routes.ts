@@ -9,14 +9,15 @@ import { Hono } from "hono";
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { authenticateMcp } from "../auth/mcp_auth.ts";
 import type { Right } from "../auth/principal.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
 import { authInfoOf, calledToolOf } from "./context.ts";
 import { directToolCall } from "./direct_call.ts";
 import { type Serving, servingFor } from "./servers.ts";
 
-/** Path of the MCP endpoint. */
+/** Path of the MCP endpoint (where {@linkcode mcpRoutes} is mounted). */
 export const MCP_PATH = "/mcp";
 
 /** The rate-limit caller key of an account (the MCP bucket counts per account, not per address). */
@@ -24,7 +25,7 @@ export function accountCaller(userId: string): string {
   return `acct:${userId}`;
 }
 
-/** The Hono sub-app serving `/mcp`. */
+/** The Hono sub-app serving the MCP endpoint, mounted at {@linkcode MCP_PATH} (its own bucket: per account). */
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const onerror = (error: Error) => deps.log.log("debug", "mcp request refused", { error: error.message });
   const serving: Record<Right, Serving> = {
@@ -38,7 +39,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
     suchen: handler(serving.suchen),
   };
   const app = new Hono<AppEnv>();
-  app.all(MCP_PATH, async (c) => {
+  app.all("/", async (c) => {
     const auth = await authenticateMcp(deps, c.req.raw);
     if (!auth.ok) return auth.response;
     const { principal } = auth;

@@ -5,7 +5,7 @@
 import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import type { DirectServer, ServerIdentity } from "./direct_call.ts";
 import type { Right } from "../auth/principal.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import { registerGetProperty } from "./tools/get_property.ts";
 import { registerSeekerCatalogueTools } from "./tools/catalogue.ts";
 import { registerProviderInquiryTools, registerSeekerInquiryTools } from "./tools/inquiries.ts";

@@ -5,7 +5,8 @@
 import type { Context } from "hono";
 import { type Auth, AUTH_BASE_PATH, withOwnAdapter } from "../auth/better_auth.ts";
 import { clientAddress } from "../routes/client_address.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "../routes/env.ts";
 import { withClientIp } from "../routes/oauth.ts";
 
 /** What a better-auth call answered: status, JSON body and the cookies it set. */

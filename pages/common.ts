@@ -1,7 +1,8 @@
 /** Small helpers shared by every page module: the page context, language, form reading, dates, ids. */
 import type { Context } from "hono";
 import type { Auth } from "../auth/better_auth.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { type Lang, langOf } from "./i18n.ts";
 

@@ -21,8 +21,9 @@ import {
 import { EVENT_DESCRIPTIONS, type EventName, isEventName } from "../events/catalogue.ts";
 import { clientById, connectionsOf } from "../db/oauth.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
-import { RATE_RULES } from "../routes/rate_limit.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { RATE_RULES, writeLimit } from "../routes/rate_limit.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
@@ -50,6 +51,7 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
       c.res.headers.set("vary", "accept-language, cookie");
     }
   });
+  app.use("*", writeLimit(deps));
   const ctx = { deps, auth, secure };
   app.get(LOGIN_PAGE, (c) => signInPage(ctx, c, {}));
   app.post(LOGIN_PAGE, (c) => signIn(ctx, c));

@@ -13,7 +13,10 @@ import {
   TRANSACTION_TYPES,
 } from "../catalogue/listing.ts";
 import { getPublicListing, searchListings } from "../catalogue/search.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
+import { publicCors } from "./middleware.ts";
+import { rateLimit } from "./rate_limit.ts";
 import { errorResponses, strictQuery, validationHook } from "./openapi_common.ts";
 
 function intParam(name: string, min: number, max: number, dflt: number) {
@@ -79,7 +82,7 @@ const idParams = z.object({
 
 const searchRoute = createRoute({
   method: "get",
-  path: "/api/public/properties",
+  path: "/",
   operationId: "immobilienSuchen",
   summary: "Search the public catalogue",
   description: [
@@ -98,7 +101,7 @@ const searchRoute = createRoute({
 
 const getRoute = createRoute({
   method: "get",
-  path: "/api/public/properties/{id}",
+  path: "/{id}",
   operationId: "immobilieHolen",
   summary: "One public listing",
   description:
@@ -110,9 +113,17 @@ const getRoute = createRoute({
   },
 });
 
-/** The catalogue sub-app (routes only; the rate limit is attached by `app.ts`). */
+/** Where {@linkcode catalogueRoutes} is mounted. */
+export const CATALOGUE_PREFIX = "/api/public/properties";
+
+/**
+ * The catalogue sub-app, mounted at {@linkcode CATALOGUE_PREFIX}: open to every origin (CORS), both reads in one
+ * token bucket (2/s, burst 10; other methods are 405 and count in the write bucket).
+ */
 export function catalogueRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", publicCors());
+  app.on(["GET", "HEAD"], "*", rateLimit(deps, "catalogue"));
   app.use(searchRoute.path, strictQuery(Object.keys(querySchema.shape)));
   app.openapi(searchRoute, async (c) => {
     const q = c.req.valid("query");

@@ -2,14 +2,15 @@
 import { Hono } from "hono";
 import { sql } from "kysely";
 import { healthKey } from "../db/kv_keys.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
 
 const TIMEOUT_MS = 2000;
 
-/** The health sub-app. */
+/** The health sub-app, mounted at `/healthz`. */
 export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/healthz", async (c) => {
+  app.get("/", async (c) => {
     const [database, kv] = await Promise.all([
       probe(() => sql`select 1`.execute(deps.db.kysely)),
       probe(() => deps.kv.get(healthKey())),

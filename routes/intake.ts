@@ -13,13 +13,17 @@ import { AppError } from "../errors.ts";
 import { intakeSecretMatches } from "../intake/common.ts";
 import { receiveEmail } from "../intake/email.ts";
 import { receiveFeedback } from "../intake/openimmo_feedback.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
 import { mediaTypeIs } from "./media_type.ts";
+import { writeLimit } from "./rate_limit.ts";
 
+/** Where {@linkcode intakeRoutes} is mounted. */
+export const INTAKE_PREFIX = "/api/inbound";
 /** Path of the inbound e-mail endpoint. */
-export const EMAIL_INTAKE_PATH = "/api/inbound/email";
+export const EMAIL_INTAKE_PATH = `${INTAKE_PREFIX}/email`;
 /** Path of the OpenImmo-Feedback endpoint. */
-export const FEEDBACK_INTAKE_PATH = "/api/inbound/openimmo-feedback";
+export const FEEDBACK_INTAKE_PATH = `${INTAKE_PREFIX}/openimmo-feedback`;
 
 const EMAIL_TYPES = ["message/rfc822", "text/plain"];
 const XML_TYPES = ["application/xml", "text/xml"];
@@ -42,16 +46,16 @@ async function rawBody(c: Context<AppEnv>): Promise<Uint8Array> {
   return new Uint8Array(await c.req.arrayBuffer());
 }
 
-/** The intake routes. */
+/** The intake routes, mounted at {@linkcode INTAKE_PREFIX}; their POSTs count in the write bucket. */
 export function intakeRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  app.post(EMAIL_INTAKE_PATH, guard(deps, EMAIL_TYPES), async (c) => {
+  app.post("/email", writeLimit(deps), guard(deps, EMAIL_TYPES), async (c) => {
     const r = await receiveEmail(deps, await rawBody(c));
     return r.status === "created"
       ? c.json({ anfrage_id: r.inquiryId }, 201)
       : c.json({ status: "duplicate", anfrage_id: r.inquiryId }, 200);
   });
-  app.post(FEEDBACK_INTAKE_PATH, guard(deps, XML_TYPES), async (c) => {
+  app.post("/openimmo-feedback", writeLimit(deps), guard(deps, XML_TYPES), async (c) => {
     return c.json(await receiveFeedback(deps, await rawBody(c)), 200);
   });
   return app;

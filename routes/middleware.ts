@@ -3,6 +3,7 @@
  * 404/405 answers.
  */
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { AppError, ERROR_STATUS, errorBody, type ErrorCode } from "../errors.ts";
@@ -155,4 +156,9 @@ export function methodNotAllowed(allow: string[]): MiddlewareHandler<AppEnv> {
     c.header("Allow", allow.join(", "));
     return c.json({ error: "method_not_allowed" }, 405);
   };
+}
+
+/** CORS of the public API: every origin, no credentials, GET/POST, preflights cached for a day. */
+export function publicCors(): MiddlewareHandler<AppEnv> {
+  return cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], maxAge: 86400 });
 }

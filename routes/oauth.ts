@@ -12,7 +12,9 @@ import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/
 import { afterRevocation, afterTokenRequest, oauthParams, revocationRequest } from "../auth/revocation.ts";
 import { oauthErrorResponse } from "../pages/oauth_error_page.tsx";
 import { clientAddress } from "./client_address.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
+import { writeLimit } from "./rate_limit.ts";
 
 /** better-auth paths (below AUTH_BASE_PATH) callers may reach directly, with their methods. */
 const PUBLIC_AUTH_PATHS: Record<string, string[]> = {
@@ -28,37 +30,59 @@ const PUBLIC_AUTH_PATHS: Record<string, string[]> = {
 /** Caching of the discovery documents (better-auth's value). */
 const METADATA_CACHE = "public, max-age=15, stale-while-revalidate=15, stale-if-error=86400";
 
-/** The OAuth sub-app: forwards the allowed requests to better-auth. */
-export function oauthRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  const send = (req: Request, c: Parameters<typeof clientAddress>[0]) =>
+type Ctx = { req: { raw: Request } } & Parameters<typeof clientAddress>[0];
+
+/** Sends a request to better-auth with the client address it may read, as this instance's adapter. */
+function sender(deps: AppDeps, auth: Auth) {
+  return (req: Request, c: Parameters<typeof clientAddress>[0]) =>
     withOwnAdapter(auth, () => auth.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))));
-  const asMetadata = async (c: { req: { raw: Request } } & Parameters<typeof clientAddress>[0]) => {
+}
+
+/** better-auth's RFC 8414 document, corrected (`auth/metadata.ts`). */
+function authServerMetadata(deps: AppDeps, auth: Auth) {
+  const send = sender(deps, auth);
+  return async (c: Ctx) => {
     const res = await send(rewrite(c.req.raw, `${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`), c);
     if (res.status !== 200) return res;
     const headers = new Headers(res.headers);
     headers.delete("content-length");
     return Response.json(authorizationServerMetadata(await res.json()), { headers });
   };
-  app.get(`/.well-known/oauth-authorization-server${AUTH_BASE_PATH}`, asMetadata);
-  app.get(`${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`, asMetadata);
+}
+
+/** The discovery documents (RFC 8414, RFC 9728), mounted at `/.well-known`. */
+export function discoveryRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get(`/oauth-authorization-server${AUTH_BASE_PATH}`, authServerMetadata(deps, auth));
   const prm = () =>
     Response.json(protectedResourceMetadata(deps.config), { headers: { "cache-control": METADATA_CACHE } });
-  app.get("/.well-known/oauth-protected-resource", prm);
-  app.get("/.well-known/oauth-protected-resource/mcp", prm);
+  app.get("/oauth-protected-resource", prm);
+  app.get("/oauth-protected-resource/mcp", prm);
+  return app;
+}
+
+/**
+ * The authorization server, mounted at {@linkcode AUTH_BASE_PATH}: forwards the allowed requests to better-auth
+ * (other paths 404, other methods 405); its POSTs count in the write bucket.
+ */
+export function authServerRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const send = sender(deps, auth);
+  app.use("*", writeLimit(deps));
+  app.get("/.well-known/oauth-authorization-server", authServerMetadata(deps, auth));
   // better-auth sends a person here when the app cannot be sent the error (unknown client, foreign redirect URI).
-  app.get(`${AUTH_BASE_PATH}/error`, (c) => oauthErrorResponse(c.req.raw));
-  app.get(`${AUTH_BASE_PATH}/oauth2/authorize`, (c) => send(asNavigation(c.req.raw), c));
-  app.post(`${AUTH_BASE_PATH}/oauth2/token`, async (c) => {
+  app.get("/error", (c) => oauthErrorResponse(c.req.raw));
+  app.get("/oauth2/authorize", (c) => send(asNavigation(c.req.raw), c));
+  app.post("/oauth2/token", async (c) => {
     const params = await oauthParams(c.req.raw);
     return await afterTokenRequest(deps, params, await send(c.req.raw, c));
   });
-  app.post(`${AUTH_BASE_PATH}/oauth2/revoke`, async (c) => {
+  app.post("/oauth2/revoke", async (c) => {
     const params = await oauthParams(c.req.raw);
     const res = await send(revocationRequest(c.req.raw, params), c);
     return await afterRevocation(deps, params, c.req.raw.headers, res);
   });
-  app.all(`${AUTH_BASE_PATH}/*`, (c) => {
+  app.all("/*", (c) => {
     const sub = c.req.path.slice(AUTH_BASE_PATH.length);
     const methods = PUBLIC_AUTH_PATHS[sub];
     if (!methods) return c.json({ error: "not_found" }, 404);

@@ -4,7 +4,8 @@ import type { BucketRule } from "../db/token_bucket.ts";
 import type { RateGroup } from "../db/kv_keys.ts";
 import { AppError } from "../errors.ts";
 import { callerKey } from "./client_address.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
 
 /** Burst and refill rate per route group (spec §8). */
 export const RATE_RULES: Record<RateGroup, BucketRule> = {
@@ -30,19 +31,15 @@ export function rateLimit(deps: AppDeps, group: RateGroup): MiddlewareHandler<Ap
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * The write bucket for every POST, PUT, PATCH and DELETE outside the MCP servers. Paths in `ownBucket` have a
- * bucket of their own (the location baseline) and are not counted here.
+ * The write bucket (spec §8: every POST, PUT, PATCH and DELETE outside the MCP servers): each sub-app that takes
+ * writes uses it, and so do the answers for unknown paths (404) and methods (405); a request is counted once
+ * however many of them it meets. The MCP endpoint and the location baseline have buckets of their own.
  */
-export function writeLimit(deps: AppDeps, ownBucket: string[]): MiddlewareHandler<AppEnv> {
+export function writeLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const limit = rateLimit(deps, "write");
   return async (c, next) => {
-    const path = c.req.path;
-    if (
-      !WRITE_METHODS.has(c.req.method) || path === "/mcp" || path.startsWith("/mcp/") ||
-      ownBucket.includes(path)
-    ) {
-      return await next();
-    }
+    if (!WRITE_METHODS.has(c.req.method) || c.get("writeCounted")) return await next();
+    c.set("writeCounted", true);
     return await limit(c, next);
   };
 }

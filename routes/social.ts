@@ -5,15 +5,18 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { receiveDelivery, subscriptionCheck } from "../social/inbox.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
+import { writeLimit } from "./rate_limit.ts";
 
-/** Path of the social webhook endpoint. */
+/** Path of the social webhook endpoint (where {@linkcode socialRoutes} is mounted). */
 export const SOCIAL_WEBHOOK_PATH = "/api/inbound/social";
 
-/** The social routes. */
+/** The social webhook, mounted at {@linkcode SOCIAL_WEBHOOK_PATH}; its POSTs count in the write bucket. */
 export function socialRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
-  app.get(SOCIAL_WEBHOOK_PATH, (c) => {
+  app.use("*", writeLimit(deps));
+  app.get("/", (c) => {
     const r = subscriptionCheck(deps, {
       mode: c.req.query("hub.mode"),
       token: c.req.query("hub.verify_token"),
@@ -22,7 +25,7 @@ export function socialRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (!r.ok) return c.json({ error: r.error }, r.status);
     return c.text(r.challenge, 200);
   });
-  app.post(SOCIAL_WEBHOOK_PATH, async (c) => {
+  app.post("/", async (c) => {
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const r = await receiveDelivery(deps, raw, c.req.header("x-hub-signature-256"));
     if (!r.ok) return c.json({ error: r.error }, r.status);

@@ -4,12 +4,17 @@ import type { MiddlewareHandler } from "hono";
 import { PROPERTY_TYPES } from "../catalogue/listing.ts";
 import { AppError } from "../errors.ts";
 import { locationBaseline } from "../valuation/baseline.ts";
-import type { AppDeps, AppEnv } from "./env.ts";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./env.ts";
+import { publicCors } from "./middleware.ts";
+import { rateLimit } from "./rate_limit.ts";
 import { isJsonMediaType } from "./media_type.ts";
 import { errorResponses, parseJsonBody, validationHook } from "./openapi_common.ts";
 
+/** Where {@linkcode valuationRoutes} is mounted. */
+export const VALUATION_PREFIX = "/api/public/valuation";
 /** Path of the location-baseline endpoint. */
-export const BASELINE_PATH = "/api/public/valuation/location-baseline";
+export const BASELINE_PATH = `${VALUATION_PREFIX}/location-baseline`;
 
 const bodySchema = z.object({
   plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().openapi({ example: "14467" }),
@@ -34,7 +39,7 @@ const resultSchema = z.object({
 
 const route = createRoute({
   method: "post",
-  path: BASELINE_PATH,
+  path: "/location-baseline",
   operationId: "bodenwertSchaetzen",
   summary: "Location baseline: euro per m² and where it comes from",
   description: [
@@ -83,10 +88,12 @@ function jsonBody(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The valuation sub-app. */
+/** The valuation sub-app, mounted at {@linkcode VALUATION_PREFIX}: open to every origin (CORS). */
 export function valuationRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.post(BASELINE_PATH, jsonBody());
+  app.use("*", publicCors());
+  // Its own token bucket only (3/s, burst 15), not the write bucket.
+  app.post(route.path, rateLimit(deps, "valuation"), jsonBody());
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") ?? { art: "kauf" as const };
     return c.json(await locationBaseline(deps.db, { ...body, art: body.art ?? "kauf" }), 200);

@@ -21,7 +21,7 @@ import {
 } from "../db/saved_searches.ts";
 import { AppError } from "../errors.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { definedFilters, type SearchFilters, searchFiltersSchema } from "./filters.ts";
 
 /** At most this many saved searches per seeker; one more answers `conflict`. */

@@ -22,7 +22,7 @@ import { AppError } from "../errors.ts";
 import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { idOrNotFound } from "../ids.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { listingNamedIn } from "./listing_refs.ts";
 import { type InboundItem, readPayload } from "./payload.ts";
 import { signatureProblem, verifyTokenMatches } from "./signature.ts";

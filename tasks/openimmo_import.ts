@@ -10,6 +10,7 @@
 import { taskArgs } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
+import { agentReactions } from "../agent/hooks.ts";
 import { migrate } from "../db/migrate.ts";
 import { findOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
@@ -93,6 +94,8 @@ async function run(db: Db, officeId: string, bytes: Uint8Array, a: Args, progres
   let bar: ReturnType<typeof progressBar> | undefined;
   const summary = await importOpenImmo(db, officeId, bytes, {
     now: new Date(),
+    reactions: agentReactions,
+    origin: null,
     publish: a.publish,
     dryRun: a.dryRun,
     strict: a.strict,

@@ -19,10 +19,10 @@ import { insertOptOut, subscriptionById } from "../db/subscriptions.ts";
 import { EventCallError } from "../errors.ts";
 import { EVENT_DATA, EVENT_FILTERS, EVENT_SERVER, type EventName, eventsOf } from "../events/catalogue.ts";
 import { ROTATION_OVERLAP_MS } from "../events/delivery.ts";
-import { createEventRuntime, eventRuntime } from "../events/runtime.ts";
+import { createEventRuntime, eventRuntimeOf } from "../events/runtime.ts";
 import { base64 } from "../events/signing.ts";
 import { listEvents, MAX_SUBSCRIPTIONS, subscribe, unsubscribe } from "../events/subscriptions.ts";
-import type { AppDeps } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
 import {
   connectApp,
   type ConnectedApp,
@@ -279,7 +279,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
             assert.equal(row?.url, main.url);
             assert.deepEqual(row?.arguments, {});
             assert.equal(row?.expiresAt.getTime(), now + DAY);
-            assert.equal(await eventRuntime(deps).box!.open(row!.secretEnc), s1);
+            assert.equal(await eventRuntimeOf(deps).box!.open(row!.secretEnc), s1);
             assert.notEqual(row?.secretEnc, s1, "the secret is not stored in clear");
 
             // ttlMs is a suggestion clamped to 10 minutes … 24 hours (same address: no new challenge).
@@ -333,7 +333,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
           assert.equal(r.id, subId);
           assert.equal(main.challenges.length, challenges, "no challenge (verified within 24 h)");
           const row = await subscriptionById(db.kysely, subId);
-          const box = eventRuntime(deps).box!;
+          const box = eventRuntimeOf(deps).box!;
           assert.equal(await box.open(row!.secretEnc), s2);
           assert.equal(row!.previousSecretEnc, before!.secretEnc);
           assert.equal(await box.open(row!.previousSecretEnc!), s1);
@@ -570,7 +570,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
 
           // TLS: a receiver whose certificate does not name the host. The test resolver (the documented DNS seam
           // of AddressPolicy) lets `hooks.example` stand for 127.0.0.1; the leaf covers only localhost/127.0.0.1/::1.
-          const policy = eventRuntime(deps).policy;
+          const policy = eventRuntimeOf(deps).policy;
           const saved = policy.resolve;
           policy.resolve = (host) =>
             Promise.resolve(
@@ -787,7 +787,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
     await t.step("events not configured (EVENTS=off): -32603 events_not_configured", async () => {
       // The runtime a process with EVENTS=off builds (no secret box); the HTTP path is the same adapter as above.
       const config = { ...deps.config, events: false };
-      const off: AppDeps = { ...deps, config, events: createEventRuntime({ ...deps, config }) };
+      const off: AppDeps = { ...deps, config, events: createEventRuntime({ ...deps, config }, deps.jobs!) };
       assert.equal(off.events!.box, undefined);
       const principal: Principal = {
         userId: w.provider.userId,

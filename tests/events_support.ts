@@ -5,7 +5,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { startEventDelivery } from "../events/delivery.ts";
+import { startJobs } from "../background.ts";
 import { base64 } from "../events/signing.ts";
 import { type OAuthWorld, oauthWorld, register, tokensFor } from "./oauth_support.ts";
 import { type Receiver, type ReceiverOptions, startReceiver, testCa } from "./webhook_receiver.ts";
@@ -52,7 +52,7 @@ export async function eventsWorld(opts: EventsWorldOptions = {}): Promise<Events
     EVENTS_SWEEP_MS: "1000",
     ...opts.env,
   });
-  const delivery = opts.deliver === false ? { stop: () => Promise.resolve() } : startEventDelivery(w.t.deps);
+  const delivery = opts.deliver === false ? { stop: () => Promise.resolve() } : startJobs(w.t.deps);
   return {
     ...w,
     receivers,

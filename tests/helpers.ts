@@ -8,7 +8,9 @@ import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
 import type { LogLevel } from "../log.ts";
-import type { AppDeps, AppEnv } from "../routes/env.ts";
+import type { AppDeps } from "../deps.ts";
+import { agentReactions } from "../agent/hooks.ts";
+import type { AppEnv } from "../routes/env.ts";
 
 /** The real Postgres server of the CI run, when one is configured. */
 export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
@@ -97,6 +99,7 @@ export async function testApp(
     buckets: new TokenBuckets(store, () => t),
     log,
     auth,
+    reactions: agentReactions,
     clock: () => t,
   };
   const app = createApp(deps);

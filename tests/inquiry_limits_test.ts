@@ -4,6 +4,7 @@
  * one hour. A refusal writes no enquiry, message or outbox row; concurrent senders cannot overshoot. Also the
  * input errors of `sendInquiry`.
  */
+import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
@@ -20,7 +21,7 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const w = await mcpWorld();
 const db = w.tdb.db;
-const deps = { db, clock: () => w.t.now() };
+const deps = { db, clock: () => w.t.now(), reactions: agentReactions };
 
 const listings = await insertListings(
   db,

@@ -4,6 +4,7 @@
  * provider contact), 404s, the enquiry form (anonymous and as a seeker, CSRF, input errors, the enquiry limits),
  * the seeker's enquiry pages with isolation between seekers, and the write bucket on form POSTs.
  */
+import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { createPerson } from "../auth/accounts.ts";
 import { startMembership } from "../db/accounts.ts";
@@ -628,7 +629,7 @@ Deno.test("listing pages", async (t) => {
 
     await t.step("seeker list: paging 24 per page", async () => {
       // 25 more enquiries for Anna, in steps past every limit window (domain clock).
-      const deps = { db, clock: () => a.now() };
+      const deps = { db, clock: () => a.now(), reactions: agentReactions };
       for (let i = 0; i < 25; i++) {
         if (i % 5 === 0) a.advance(25 * HOUR);
         await sendInquiry(deps, {

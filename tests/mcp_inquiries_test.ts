@@ -5,6 +5,7 @@
  * (no reply.received), and isolation: foreign, malformed and unknown ids all answer the same `not_found` and
  * change nothing.
  */
+import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
@@ -20,7 +21,7 @@ import { CLIENT_KINDS, connectClient, type ConnectedClient, mcpWorld } from "./m
 const DAY = 86_400_000;
 const w = await mcpWorld();
 const db = w.tdb.db;
-const deps = { db, clock: () => w.t.now() };
+const deps = { db, clock: () => w.t.now(), reactions: agentReactions };
 const SEEKER_NAME = "Suchende";
 const SEEKER_EMAIL = "suchende@example.org";
 

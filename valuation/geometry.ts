@@ -14,26 +14,8 @@
 import proj4 from "proj4";
 import { AppError } from "../errors.ts";
 
-/** A position: `[lng, lat]` in WGS84 or `[easting, northing]` in a projected CRS. */
-export type Position = [number, number];
-
-/** A closed ring: at least four positions, the last equal to the first. */
-export type Ring = Position[];
-
-/** A polygon: the outer ring first, then its holes. */
-export interface PolygonGeometry {
-  type: "Polygon";
-  coordinates: Ring[];
-}
-
-/** Several polygons (each with its holes) that form one zone. */
-export interface MultiPolygonGeometry {
-  type: "MultiPolygon";
-  coordinates: Ring[][];
-}
-
-/** The geometry of a land-value zone. */
-export type ZoneGeometry = PolygonGeometry | MultiPolygonGeometry;
+export type { MultiPolygonGeometry, PolygonGeometry, Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
+import type { MultiPolygonGeometry, PolygonGeometry, Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
 
 /** An axis-aligned bounding box in the geometry's coordinates. */
 export interface BBox {

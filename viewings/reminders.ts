@@ -4,7 +4,7 @@
  */
 import { insertDueReminders } from "../db/viewings.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { whenDe } from "./text.ts";
 
 const SATZ = {

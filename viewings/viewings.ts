@@ -14,7 +14,7 @@ import * as sqlv from "../db/viewings.ts";
 import type { Database } from "../db/schema.ts";
 import { AppError } from "../errors.ts";
 import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../routes/env.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
 import { spanDe, whenDe } from "./text.ts";
 
 /** The most slots one call may create. */

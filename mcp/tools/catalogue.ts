@@ -15,7 +15,7 @@ import {
 } from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
 import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { filterFields } from "../../searches/filters.ts";
 import { type BaselineResult, locationBaseline } from "../../valuation/baseline.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";

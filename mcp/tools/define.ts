@@ -7,7 +7,7 @@ import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextpr
 import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { AppError } from "../../errors.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { nulPath } from "../../text.ts";
 import { principalOf, requestIdOf } from "../context.ts";
 import { toolError } from "./tool_error.ts";

@@ -13,7 +13,7 @@ import {
 } from "../../documents/files.ts";
 import { FILE_SORTS } from "../../events/catalogue.ts";
 import { originOf } from "../../events/outbox.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const STATUS_DE: Record<FileView["status"], string> = {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
 import { getPublicListing } from "../../catalogue/search.ts";
 import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 /** A short German text rendering of a public listing. */

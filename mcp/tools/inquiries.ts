@@ -22,7 +22,7 @@ import {
   sendInquiry,
   sendSeekerMessage,
 } from "../../inquiries/inquiries.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const STATUSES = ["open", "answered", "rejected", "closed"] as const;

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { officeOf } from "../../auth/principal.ts";
 import { importOpenImmo, type ImportSummary, importSummarySchema } from "../../catalogue/openimmo_import.ts";
 import { AppError } from "../../errors.ts";
-import { type AppDeps, nowOf } from "../../routes/env.ts";
+import { originOf } from "../../events/outbox.ts";
+import { type AppDeps, nowOf } from "../../deps.ts";
 import { addTool, DESTROYS, type ToolTarget } from "./define.ts";
 
 /** Longest Base64 text accepted (the request body is limited to 512 KB anyway). */
@@ -68,7 +69,10 @@ export function registerOpenImmoTools(server: ToolTarget, deps: AppDeps): void {
     const summary = await importOpenImmo(deps.db, office, decodeBase64(inhalt), {
       now: nowOf(deps),
       publish: veroeffentlichen === true,
+      reactions: deps.reactions,
+      origin: originOf(principal),
     });
+    deps.events?.kick();
     return { data: summary, text: summaryText(summary) };
   });
 }

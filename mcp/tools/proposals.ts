@@ -21,7 +21,7 @@ import {
 import { TEMPLATE_MAX } from "../../agent/drafts.ts";
 import { originOf } from "../../events/outbox.ts";
 import { MESSAGE_MAX, type ProviderActor } from "../../inquiries/inquiries.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 
 const ART_DE: Record<Proposal["vorschlag_art"], string> = {

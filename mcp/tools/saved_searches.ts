@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { listingSchema } from "../../catalogue/listing.ts";
 import { AppError } from "../../errors.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { filtersText, searchFiltersSchema } from "../../searches/filters.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {

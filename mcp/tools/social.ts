@@ -3,7 +3,7 @@ import { z } from "zod";
 import { officeOf } from "../../auth/principal.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import type { SocialEntryRow } from "../../db/social.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import { SOCIAL_KINDS, SOCIAL_NETWORKS } from "../../events/catalogue.ts";
 import { listSocialMessages } from "../../social/inbox.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";

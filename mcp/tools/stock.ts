@@ -22,7 +22,7 @@ import {
 } from "../../catalogue/stock.ts";
 import { officeOf } from "../../auth/principal.ts";
 import { originOf } from "../../events/outbox.ts";
-import { type AppDeps, nowOf } from "../../routes/env.ts";
+import { type AppDeps, nowOf } from "../../deps.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";

@@ -1,7 +1,7 @@
 /** Renders domain errors as MCP `isError` tool results (never a thrown JSON-RPC error). */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { AppError } from "../../errors.ts";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 
 const TEXT_DE: Partial<Record<string, string>> = {
   not_found: "Nicht gefunden: Das gibt es nicht (mehr), oder es gehört nicht zu Ihrem Konto.",

@@ -5,7 +5,7 @@
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { AppDeps } from "../../routes/env.ts";
+import type { AppDeps } from "../../deps.ts";
 import {
   bookViewing,
   cancelViewing,

@@ -1,0 +1,60 @@
+/**
+ * The dependency type every layer receives: the handles `main.ts` opens once (database, KV, token buckets, the
+ * event runtime, the better-auth instance), the configuration, the logger and the clock of domain rules. Tests
+ * and benchmarks build their own. Domain functions take only the part they use (`Pick<AppDeps, "db" | …>`).
+ */
+import type { Kysely } from "kysely";
+import type { Config } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { Db } from "./db/connection.ts";
+import type { EventOrigin } from "./db/outbox.ts";
+import type { Database } from "./db/schema.ts";
+import type { TokenBuckets } from "./db/token_bucket.ts";
+import type { Auth } from "./auth/better_auth.ts";
+import type { EventRuntime } from "./events/runtime.ts";
+import type { JobQueue } from "./jobs/queue.ts";
+
+/** Everything the app needs from outside; built once in `main.ts` (or by a test) and passed to `createApp`. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  kv: Deno.Kv;
+  buckets: TokenBuckets;
+  log: Logger;
+  /** The better-auth instance; built by `createApp` when absent (tests pass theirs to create accounts). */
+  auth?: Auth;
+  /** The clock of domain rules (limits, reminders, saved-search runs) in ms since the epoch; tests move it. */
+  clock?: () => number;
+  /** The event machinery (webhook client, secret box, wake-ups); created by `createApp` when absent. */
+  events?: EventRuntime;
+  /** The job queue (outbox drains, delivery attempts, document reading); created by `createApp` when absent. */
+  jobs?: JobQueue;
+  /** What reacts to domain happenings inside their transaction: the service's agent (`agent/hooks.ts`). */
+  reactions: Reactions;
+}
+
+/**
+ * Something a domain action did, announced inside the action's transaction so that what reacts to it commits with
+ * the action or not at all: a new enquiry, a listing that left the catalogue (withdrawn or reserved), a document
+ * that was read. The announcing domain knows nothing of who reacts.
+ */
+export type Happening =
+  | { kind: "inquiry_received"; inquiryId: string }
+  | { kind: "listing_unavailable"; listingId: string; why: "withdrawn" | "reserved" }
+  | { kind: "document_processed"; fileId: string };
+
+/** When a happening happened, and the app whose call caused it (null: a page, an inbound message, a job). */
+export interface HappeningContext {
+  now: Date;
+  origin: EventOrigin;
+}
+
+/** Reacts to happenings with the action's transaction `tx`; returns the ids of what it made (e.g. proposals). */
+export interface Reactions {
+  react(tx: Kysely<Database>, happening: Happening, ctx: HappeningContext): Promise<string[]>;
+}
+
+/** The current time of `deps`' clock (the system clock unless a test set one). */
+export function nowOf(deps: Pick<AppDeps, "clock">): Date {
+  return new Date(deps.clock ? deps.clock() : Date.now());
+}
