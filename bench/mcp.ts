@@ -256,12 +256,15 @@ async function newSeeker(db: Db): Promise<string> {
  * registration, sign-in, consent and token endpoints (valid 10 minutes: long enough for the default run).
  */
 async function oauthToken(base: string): Promise<string> {
-  // The resource identifier is the service's BASE_URL (localhost), as its protected-resource metadata says.
+  // The service's own origin is its BASE_URL (localhost), as its protected-resource metadata says: the browser
+  // works there (the pages refuse a foreign Origin), and the token's audience is that resource.
   const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource${MCP_PATH}`)).json();
-  const w = { origin: base, resource: String(prm.resource) } as OAuthWorld;
-  const clientId = await register(base);
+  const resource = String(prm.resource);
+  const origin = new URL(resource).origin;
+  const w = { origin, resource } as OAuthWorld;
+  const clientId = await register(origin);
   const { verifier, challenge } = await pkce();
-  const b = new JarBrowser(base);
+  const b = new JarBrowser(origin);
   const step = await signInAndConsent(
     b,
     await b.open(authorizeUrl(w, clientId, { code_challenge: challenge })),
