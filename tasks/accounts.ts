@@ -20,22 +20,39 @@ import { migrate } from "../db/migrate.ts";
 import { clientsWithConnections } from "../db/oauth.ts";
 import { createOffice, findOffice, listOffices } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
-import { taskArgs, type TaskOptions, UsageError } from "./args.ts";
+import {
+  helpRequested,
+  printUsage,
+  taskArgs,
+  type TaskHelp,
+  type TaskOptions,
+  UsageError,
+  usageFailure,
+  usageText,
+} from "./args.ts";
 import { openConfiguredDb } from "./open.ts";
 
+type Values = Record<string, string | boolean | undefined>;
+
 interface Command {
-  usage: string;
+  help: TaskHelp;
   options: TaskOptions;
-  run(db: Db, values: Record<string, string | boolean | undefined>): Promise<void>;
+  /** The options that must be given (checked before the database opens). */
+  required?: string[];
+  run(db: Db, values: Values): Promise<void>;
 }
 
 const QUIET = { log: () => {} };
 
 const COMMANDS: Record<string, Command> = {
   "office:create": {
-    usage:
-      "deno task office:create --name NAME\n  Creates an office (a provider's organisation) and prints its id.",
+    help: {
+      synopsis: ['office:create --name "…"'],
+      about: ["Creates an office (a provider's organisation) and prints its id."],
+      options: [['--name "…"', "the office's name, 1 to 200 characters (required)"]],
+    },
     options: { name: { type: "string" } },
+    required: ["name"],
     async run(db, v) {
       const name = typeof v.name === "string" ? v.name.trim() : "";
       if (!name || name.length > 200) throw new UsageError("--name (1 to 200 characters) is required");
@@ -43,29 +60,51 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "office:list": {
-    usage: "deno task office:list\n  Lists offices with their number of active members.",
+    help: {
+      synopsis: ["office:list"],
+      about: ["Lists the offices: id, name and number of active members."],
+    },
     options: {},
     async run(db) {
       for (const o of await listOffices(db)) console.log(`${o.id}  ${o.name}  (${o.members} active members)`);
     },
   },
   "provider:add": {
-    usage: "deno task provider:add --office ID|NAME --email E [--name N] [--password-stdin]\n" +
-      "  Makes a new or existing account a provider member of the office. A new account without\n" +
-      "  --password-stdin gets a random password, printed once.",
+    help: {
+      synopsis: ['provider:add --office ID|NAME --email E [--name "…"] [--password-stdin]'],
+      about: [
+        "Makes a new or existing account a provider member of the office. A new account without",
+        "--password-stdin gets a random password, printed once.",
+      ],
+      options: [
+        ["--office ID|NAME", "the office, by id or exact name (required)"],
+        ["--email E", "the person's e-mail address (required)"],
+        ['--name "…"', "the name of a new account (default: the e-mail address)"],
+        ["--password-stdin", "read the password of a new account from stdin"],
+      ],
+      exits: { 1: "refused: no such office, or a new account without a usable password" },
+      env: [["AUTH_SECRET", "required with DATABASE_URL, else exit 2 (the embedded database keeps its own)"]],
+    },
     options: {
       office: { type: "string" },
       email: { type: "string" },
       name: { type: "string" },
       "password-stdin": { type: "boolean" },
     },
+    required: ["office", "email"],
     run: addProviderCommand,
   },
   "provider:remove": {
-    usage: "deno task provider:remove --email E\n" +
-      "  Ends the provider's membership: her API keys and provider app connections stop at once; her account\n" +
-      "  stays as a seeker account.",
+    help: {
+      synopsis: ["provider:remove --email E"],
+      about: [
+        "Ends the provider's membership: her API keys and provider app connections stop at once; her account",
+        "stays as a seeker account. Without an active membership it says so and changes nothing.",
+      ],
+      options: [["--email E", "the provider's e-mail address (required)"]],
+    },
     options: { email: { type: "string" } },
+    required: ["email"],
     async run(db, v) {
       if (typeof v.email !== "string") throw new UsageError("--email is required");
       const ended = await removeProvider({ db, log: QUIET }, v.email);
@@ -73,7 +112,13 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "auth:clients": {
-    usage: "deno task auth:clients\n  Lists registered apps (OAuth clients) and, per app, its connections.",
+    help: {
+      synopsis: ["auth:clients"],
+      about: [
+        "Lists the registered apps (OAuth clients): id, name, type, registration time and redirect URIs, and",
+        "per app its connections: person, scopes, when connected and last used.",
+      ],
+    },
     options: {},
     async run(db) {
       for (const c of await clientsWithConnections(db)) {
@@ -94,7 +139,7 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-async function addProviderCommand(db: Db, v: Record<string, string | boolean | undefined>): Promise<void> {
+async function addProviderCommand(db: Db, v: Values): Promise<void> {
   if (typeof v.office !== "string" || typeof v.email !== "string") {
     throw new UsageError("--office and --email are required");
   }
@@ -119,37 +164,53 @@ async function addProviderCommand(db: Db, v: Record<string, string | boolean | u
   if (r.created && !v["password-stdin"]) console.log(`initial password (shown once): ${password}`);
 }
 
-async function main(): Promise<number> {
-  const [name, ...rest] = Deno.args;
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    console.error(`usage:\n${Object.values(COMMANDS).map((c) => `  ${c.usage.split("\n")[0]}`).join("\n")}`);
-    return 2;
-  }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(`usage: ${command.usage}`);
-    return 0;
-  }
-  let values;
+/** Runs `command` (named `name`) with `args`; returns the exit code. */
+async function runCommand(name: string, command: Command, args: string[]): Promise<number> {
+  const usage = usageText(command.help);
+  if (helpRequested(args)) return printUsage(usage);
+  let values: Values;
   try {
-    values = taskArgs(rest, command.options, `usage: ${command.usage}`).values;
+    values = commandValues(command, args);
   } catch (err) {
-    console.error((err as Error).message);
-    return 2;
+    return usageFailure((err as Error).message, usage);
   }
-  const db = await openConfiguredDb(name!);
+  const db = await openConfiguredDb(name);
   try {
     if (db.kind === "pglite") await migrate(db);
     await command.run(db, values);
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) console.error(`${err.message}\nusage: ${command.usage}`);
-    else if (err instanceof AppError) console.error(err.detail ?? err.code);
-    else throw err;
-    return err instanceof UsageError ? 2 : 1;
+    if (err instanceof UsageError) return usageFailure(err.message, usage);
+    if (!(err instanceof AppError)) throw err;
+    console.error(err.detail ?? err.code);
+    return 1;
   } finally {
     await db.close();
   }
+}
+
+/** The options of `args` for `command`; throws {@linkcode UsageError} for unknown or missing ones. */
+function commandValues(command: Command, args: string[]): Values {
+  const { values } = taskArgs(args, command.options);
+  const missing = (command.required ?? []).filter((o) => typeof values[o] !== "string").map((o) => `--${o}`);
+  if (missing.length) {
+    throw new UsageError(`${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required`);
+  }
+  return values;
+}
+
+/** The command lines of every command, for a missing or unknown command name. */
+function overview(): string {
+  const lines = Object.values(COMMANDS).flatMap((c) => c.help.synopsis.map((s) => `  deno task ${s}`));
+  return `usage:\n${lines.join("\n")}\n(each command answers --help)`;
+}
+
+async function main(): Promise<number> {
+  const [name, ...rest] = Deno.args;
+  const command = name ? COMMANDS[name] : undefined;
+  if (command) return await runCommand(name!, command, rest);
+  if (helpRequested(Deno.args)) return printUsage(overview());
+  return usageFailure(name ? `unknown command ${name}` : "", overview());
 }
 
 async function readStdin(): Promise<string> {

@@ -1,13 +1,14 @@
 /**
  * `deno task brw:import <file> --state <code> [--crs EPSG:25833] [--stichtag YYYY-MM-DD] [--source "…"]
  * [--licence "…"]`: replaces one state's official land values (Bodenrichtwerte) of one Stichtag with the zones of
- * a Brandenburg-style CSV or a VBORIS GeoJSON file (see `valuation/brw_import.ts` for the formats).
+ * a Brandenburg-style CSV or a VBORIS GeoJSON file (see `valuation/brw_import.ts` for the formats; `--help` for
+ * the usage).
  *
  * The replacement is one transaction: when it fails, the previous zones stay as they were. Bad rows are skipped
  * and listed with their line number (CSV) or feature index (GeoJSON). Exit codes: 0 imported (possibly with bad
  * rows), 1 the import failed as a whole (nothing changed), 2 usage error, refused state or unreadable file.
  */
-import { taskArgs } from "./args.ts";
+import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
 import { basename } from "node:path";
 import { countZones, replaceZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
@@ -24,8 +25,28 @@ import { type Crs, parseCrs, SUPPORTED_CRS } from "../valuation/geometry.ts";
 import { openConfiguredDb, type TaskDeps } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
-const USAGE =
-  'usage: deno task brw:import <file> --state <code> [--crs EPSG:25833] [--stichtag YYYY-MM-DD] [--source "…"] [--licence "…"]';
+const USAGE = usageText({
+  synopsis: [
+    'brw:import FILE --state CODE [--crs EPSG:…] [--stichtag YYYY-MM-DD] [--source "…"] [--licence "…"]',
+  ],
+  about: [
+    "Replaces one state's official land values (Bodenrichtwerte) of one Stichtag with the zones of FILE, a",
+    "Brandenburg-style CSV (| separated, WKT geometry) or a VBORIS GeoJSON FeatureCollection, in one",
+    "transaction. Bad rows are skipped and listed with their line number (CSV) or feature index (GeoJSON).",
+  ],
+  options: [
+    ["--state CODE", "the state, e.g. BB or NW (required; BW, SL, SH and BY are refused: no licence)"],
+    ["--crs EPSG:…", `the coordinate system when the file does not name it: ${SUPPORTED_CRS.join(", ")}`],
+    ["--stichtag YYYY-MM-DD", "the Stichtag to import (default: the most frequent STAG of the rows)"],
+    ['--source "…"', "the source shown with the values (default: state and file name)"],
+    ['--licence "…"', "the licence shown with the values (required for states without a known default)"],
+  ],
+  exits: {
+    0: "imported (possibly with bad rows)",
+    1: "the import failed as a whole (broken file or database error): nothing changed",
+    2: "usage: a wrong command line, a refused state, no known licence or an unreadable file",
+  },
+});
 
 /** Licences of the open state downloads, used when `--licence` is not given. */
 const DEFAULT_LICENCE: Partial<Record<StateCode, string>> = {
@@ -48,8 +69,8 @@ interface Args {
 export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
-  const parsed = parseCli(args);
-  if (typeof parsed === "string") return fail(err, parsed, 2);
+  const parsed = commandLine(args, out, err);
+  if (typeof parsed === "number") return parsed;
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(parsed.file);
@@ -77,37 +98,43 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
   }
 }
 
-function parseCli(argv: string[]): Args | string {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
+/** The parsed command line, or the exit code after printing the usage (`--help`) or why the line is wrong. */
+function commandLine(args: string[], out: (l: string) => void, err: (l: string) => void): Args | number {
+  if (helpRequested(args)) return printUsage(USAGE, out);
   try {
-    ({ values, positionals } = taskArgs(
-      argv,
-      {
-        state: { type: "string" },
-        crs: { type: "string" },
-        stichtag: { type: "string" },
-        source: { type: "string" },
-        licence: { type: "string" },
-      },
-      USAGE,
-      true,
-    ));
+    return parseCli(args);
   } catch (e) {
-    return (e as Error).message;
+    if (e instanceof UsageError) return usageFailure(e.message, USAGE, err);
+    if (e instanceof AppError) return fail(err, message(e), 2);
+    throw e;
   }
+}
+
+/**
+ * Parses the command line: throws {@linkcode UsageError} for a wrong one, and the AppError of `importState` for
+ * an unknown or refused state.
+ */
+function parseCli(argv: string[]): Args {
+  const { values, positionals } = taskArgs(argv, {
+    state: { type: "string" },
+    crs: { type: "string" },
+    stichtag: { type: "string" },
+    source: { type: "string" },
+    licence: { type: "string" },
+  }, true);
   const [file, ...rest] = positionals;
-  if (!file || rest.length > 0 || typeof values.state !== "string") return USAGE;
-  let state: StateCode;
-  try {
-    state = importState(values.state);
-  } catch (e) {
-    return message(e);
-  }
+  if (!file) throw new UsageError("FILE is required");
+  if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
+  if (typeof values.state !== "string") throw new UsageError("--state is required");
+  const state = importState(values.state);
   const crs = typeof values.crs === "string" ? parseCrs(values.crs) : undefined;
-  if (typeof values.crs === "string" && !crs) return `--crs must be one of ${SUPPORTED_CRS.join(", ")}`;
+  if (typeof values.crs === "string" && !crs) {
+    throw new UsageError(`--crs must be one of ${SUPPORTED_CRS.join(", ")}`);
+  }
   const stichtag = values.stichtag as string | undefined;
-  if (stichtag !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(stichtag)) return "--stichtag must be YYYY-MM-DD";
+  if (stichtag !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(stichtag)) {
+    throw new UsageError("--stichtag must be YYYY-MM-DD");
+  }
   return {
     file,
     state,

@@ -1,30 +1,50 @@
 /**
- * Operator view of the event outbox (until webhook delivery exists, this is where events can be seen):
+ * Operator view of the event outbox (`--help` for the usage):
  *
  *   deno task events:outbox [--pending] [--name inquiry.received] [--limit 50] [--json]
  *
  * Prints the newest rows first: time, event name, owner, originating app and the data (IDs and `satz` only).
  */
-import { parseArgs } from "node:util";
 import { migrate } from "../db/migrate.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
+import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
 import { openConfiguredDb } from "./open.ts";
 
-const { values } = parseArgs({
-  args: Deno.args.slice(Deno.args[0] === "events:outbox" ? 1 : 0),
-  options: {
+const USAGE = usageText({
+  synopsis: ["events:outbox [--pending] [--name NAME] [--limit N] [--json]"],
+  about: [
+    "Lists the rows of the event outbox, newest first: time, event name, dispatched or pending, owner",
+    "(office or seeker), originating app or API key, and the event data (ids and satz only).",
+  ],
+  options: [
+    ["--pending", "only events not yet dispatched"],
+    ["--name NAME", "only events of this name, e.g. inquiry.received"],
+    ["--limit N", "at most N rows, 1 to 10000 (default 50)"],
+    ["--json", "print the rows as a JSON array"],
+  ],
+});
+
+/** What to list. */
+interface OutboxQuery {
+  pending: boolean;
+  name: string | undefined;
+  limit: number;
+  json: boolean;
+}
+
+/** Parses `args`; throws {@linkcode UsageError} for anything wrong. */
+function parse(args: string[]): OutboxQuery {
+  const { values } = taskArgs<{ pending?: boolean; name?: string; limit?: string; json?: boolean }>(args, {
     pending: { type: "boolean" },
     name: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
-  },
-  strict: true,
-});
-
-const limit = values.limit === undefined ? 50 : Number(values.limit);
-if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-  console.error("--limit must be an integer from 1 to 10000");
-  Deno.exit(2);
+  });
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new UsageError("--limit must be an integer from 1 to 10000");
+  }
+  return { pending: values.pending ?? false, name: values.name, limit, json: values.json ?? false };
 }
 
 /** One line per row, for people. */
@@ -42,13 +62,27 @@ function line(r: OutboxRow): string {
     `    ${JSON.stringify(r.data)}`;
 }
 
-const db = await openConfiguredDb("events:outbox");
-try {
-  if (db.kind === "pglite") await migrate(db);
-  const rows = await listOutbox(db, { limit, pendingOnly: values.pending ?? false, name: values.name });
-  if (values.json) console.log(JSON.stringify(rows, null, 2));
-  else if (rows.length === 0) console.log("the outbox is empty");
-  else for (const r of rows) console.log(line(r));
-} finally {
-  await db.close();
+/** Runs the task with `args`; returns the exit code. */
+export async function main(args: string[]): Promise<number> {
+  if (helpRequested(args)) return printUsage(USAGE);
+  let q: OutboxQuery;
+  try {
+    q = parse(args);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return usageFailure(err.message, USAGE);
+  }
+  const db = await openConfiguredDb("events:outbox");
+  try {
+    if (db.kind === "pglite") await migrate(db);
+    const rows = await listOutbox(db, { limit: q.limit, pendingOnly: q.pending, name: q.name });
+    if (q.json) console.log(JSON.stringify(rows, null, 2));
+    else if (rows.length === 0) console.log("the outbox is empty");
+    else for (const r of rows) console.log(line(r));
+    return 0;
+  } finally {
+    await db.close();
+  }
 }
+
+if (import.meta.main) Deno.exit(await main(Deno.args.slice(Deno.args[0] === "events:outbox" ? 1 : 0)));

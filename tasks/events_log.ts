@@ -1,5 +1,5 @@
 /**
- * Operator view of webhook delivery attempts:
+ * Operator view of webhook delivery attempts (`--help` for the usage):
  *
  *   deno task events:log --subscription sub_… [--limit 100] [--json]
  *   deno task events:log --event evt_… [--limit 100] [--json]
@@ -7,7 +7,7 @@
  * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
  * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
  */
-import { taskArgs, UsageError } from "./args.ts";
+import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
 import { migrate } from "../db/migrate.ts";
@@ -20,7 +20,22 @@ export interface LogQuery {
   json: boolean;
 }
 
-const USAGE = "usage: deno task events:log (--subscription sub_… | --event evt_…) [--limit N] [--json]";
+const USAGE = usageText({
+  synopsis: [
+    "events:log --subscription sub_… [--limit N] [--json]",
+    "events:log --event evt_… [--limit N] [--json]",
+  ],
+  about: [
+    "Lists the webhook delivery attempts of one subscription or of one event, oldest first: time, event id,",
+    "event name, subscription, attempt number, HTTP status or error class, duration and outcome.",
+  ],
+  options: [
+    ["--subscription sub_…", "the attempts for this subscription (sub_ and 26 characters a-z, 2-7)"],
+    ["--event evt_…", "the attempts for this event (evt_ and 32 hex digits); give one of the two"],
+    ["--limit N", "at most N attempts, 1 to 10000 (default 100)"],
+    ["--json", "print the attempts as a JSON array"],
+  ],
+});
 const SUBSCRIPTION_ID = /^sub_[a-z2-7]{26}$/;
 
 /** Parses the command line; throws {@linkcode UsageError} for anything wrong. */
@@ -33,7 +48,6 @@ export function parseLogArgs(args: string[]): LogQuery {
       limit: { type: "string" },
       json: { type: "boolean" },
     },
-    USAGE,
   );
   const limit = values.limit === undefined ? 100 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
@@ -41,7 +55,7 @@ export function parseLogArgs(args: string[]): LogQuery {
   }
   const json = values.json ?? false;
   if (values.subscription !== undefined && values.event !== undefined) {
-    throw new UsageError(`give either --subscription or --event, not both\n${USAGE}`);
+    throw new UsageError("give either --subscription or --event, not both");
   }
   if (values.subscription !== undefined) {
     if (!SUBSCRIPTION_ID.test(values.subscription)) {
@@ -58,7 +72,7 @@ export function parseLogArgs(args: string[]): LogQuery {
     }
     return { of: { outboxId }, limit, json };
   }
-  throw new UsageError(`--subscription or --event is required\n${USAGE}`);
+  throw new UsageError("--subscription or --event is required");
 }
 
 /** One attempt as a line for people. */
@@ -78,13 +92,13 @@ export function formatAttempt(l: AttemptLogLine): string {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
+  if (helpRequested(args)) return printUsage(USAGE);
   let q: LogQuery;
   try {
     q = parseLogArgs(args);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    console.error(err.message);
-    return 2;
+    return usageFailure(err.message, USAGE);
   }
   const db = await openConfiguredDb("events:log");
   try {

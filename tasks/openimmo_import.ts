@@ -5,9 +5,9 @@
  *
  * Exit codes: 0 imported (possibly with invalid objects, which are skipped and listed), 1 the file is broken or the
  * import failed (nothing changed; with `--strict` also when any object is invalid), 2 usage error, unreadable file
- * or unknown office.
+ * or unknown office. `--help` prints the usage.
  */
-import { taskArgs } from "./args.ts";
+import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
 import { agentReactions } from "../agent/hooks.ts";
@@ -18,8 +18,25 @@ import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import
 import { openConfiguredDb, type TaskDeps } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
-const USAGE =
-  "usage: deno task openimmo:import <file.xml|zip> --office <id|name> [--publish] [--dry-run] [--strict]";
+const USAGE = usageText({
+  synopsis: ["openimmo:import FILE.xml|FILE.zip --office ID|NAME [--publish] [--dry-run] [--strict]"],
+  about: [
+    "Creates or updates the office's listings from an OpenImmo 1.2 stock file (an XML document, or a ZIP",
+    "holding one), keyed by objektnr_extern, in one transaction; objects with aktionart DELETE are withdrawn.",
+    "Invalid objects are skipped and listed. New listings are drafts unless --publish.",
+  ],
+  options: [
+    ["--office ID|NAME", "the office, by id or exact name (required)"],
+    ["--publish", "publish new listings (and drafts) that have every field publication needs"],
+    ["--dry-run", "do everything and report it, then write nothing"],
+    ["--strict", "import nothing when any object is invalid"],
+  ],
+  exits: {
+    0: "imported (possibly with invalid objects, which are skipped and listed)",
+    1: "the file is broken or the import failed: nothing changed (with --strict also: an invalid object)",
+    2: "usage: a wrong command line, an unreadable file or an unknown office",
+  },
+});
 
 interface Args {
   file: string;
@@ -33,8 +50,8 @@ interface Args {
 export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
-  const parsed = parseCli(args);
-  if (typeof parsed === "string") return fail(err, parsed, 2);
+  const parsed = commandLine(args, out, err);
+  if (typeof parsed === "number") return parsed;
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(parsed.file);
@@ -61,26 +78,31 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
   }
 }
 
-function parseCli(argv: string[]): Args | string {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
+/** The parsed command line, or the exit code after printing the usage (`--help`) or why the line is wrong. */
+function commandLine(args: string[], out: (l: string) => void, err: (l: string) => void): Args | number {
+  if (helpRequested(args)) return printUsage(USAGE, out);
   try {
-    ({ values, positionals } = taskArgs(
-      argv,
-      {
-        office: { type: "string" },
-        publish: { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        strict: { type: "boolean" },
-      },
-      USAGE,
-      true,
-    ));
+    return parseCli(args);
   } catch (e) {
-    return (e as Error).message;
+    if (e instanceof UsageError) return usageFailure(e.message, USAGE, err);
+    throw e;
   }
+}
+
+/** Parses the command line; throws {@linkcode UsageError} for a wrong one. */
+function parseCli(argv: string[]): Args {
+  const { values, positionals } = taskArgs(argv, {
+    office: { type: "string" },
+    publish: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    strict: { type: "boolean" },
+  }, true);
   const [file, ...rest] = positionals;
-  if (!file || rest.length > 0 || typeof values.office !== "string" || !values.office.trim()) return USAGE;
+  if (!file) throw new UsageError("FILE is required");
+  if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
+  if (typeof values.office !== "string" || !values.office.trim()) {
+    throw new UsageError("--office is required");
+  }
   return {
     file,
     office: values.office.trim(),

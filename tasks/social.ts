@@ -1,5 +1,6 @@
 /**
- * Connects a page of a social network to an office, so the social inbox stores its comments and messages:
+ * Connects a page of a social network to an office, so the social inbox stores its comments and messages
+ * (`--help` for the usage):
  *
  *   deno task social:connect --office <id|name> --netz facebook|instagram --page <page id> [--name "…"]
  *   deno task social:connect --netz facebook|instagram --page <page id> --disconnect [--office <id|name>]
@@ -7,14 +8,31 @@
  * A page belongs to one office; connecting it to another office moves it (entries already received stay with
  * the office they arrived for). Exit code 2 for bad input (with a message), 0 otherwise.
  */
-import { taskArgs, UsageError } from "./args.ts";
+import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
 import { migrate } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 import { connectSocialPage, disconnectSocialPage, parseNetz, parsePageId } from "../social/pages.ts";
 import { openConfiguredDb } from "./open.ts";
 
-const USAGE = "usage: deno task social:connect --office <id> --netz facebook|instagram --page <page id> " +
-  '[--name "…"] [--disconnect]';
+const USAGE = usageText({
+  synopsis: [
+    'social:connect --office ID|NAME --netz facebook|instagram --page PAGE_ID [--name "…"]',
+    "social:connect --netz facebook|instagram --page PAGE_ID --disconnect [--office ID|NAME]",
+  ],
+  about: [
+    "Connects a Facebook or Instagram page to an office, so the social inbox stores its comments and",
+    "messages; connecting it to another office moves it (entries already received stay where they are).",
+    "With --disconnect the page is no longer connected (to that office only, when --office is given).",
+  ],
+  options: [
+    ["--office ID|NAME", "the office, by id or exact name (required unless --disconnect)"],
+    ["--netz facebook|instagram", "the social network (required)"],
+    ["--page PAGE_ID", "the page id of the network (required)"],
+    ['--name "…"', "a name for the page, shown in the inbox (not with --disconnect)"],
+    ["--disconnect", "disconnect the page instead of connecting it"],
+  ],
+  exits: { 2: "usage: a wrong command line, an unknown network, page id or office (message on stderr)" },
+});
 
 /** The parsed command line. */
 interface Args {
@@ -38,12 +56,11 @@ function parse(args: string[]): Args {
       name: { type: "string" },
       disconnect: { type: "boolean" },
     },
-    USAGE,
   );
   const disconnect = values.disconnect ?? false;
   if (!values.netz || !values.page || (!disconnect && !values.office)) {
     throw new UsageError(
-      `${disconnect ? "--netz and --page are" : "--office, --netz and --page are"} required\n${USAGE}`,
+      `${disconnect ? "--netz and --page are" : "--office, --netz and --page are"} required`,
     );
   }
   if (disconnect && values.name !== undefined) throw new UsageError("--name does not go with --disconnect");
@@ -59,13 +76,13 @@ function parse(args: string[]): Args {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
+  if (helpRequested(args)) return printUsage(USAGE);
   let a: Args;
   try {
     a = parse(args);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    console.error(err.message);
-    return 2;
+    return usageFailure(err.message, USAGE);
   }
   const db = await openConfiguredDb("social:connect");
   try {
