@@ -1,9 +1,13 @@
-/** Small helpers shared by every page module: the page context, language, form reading, dates, ids. */
-import type { Context } from "hono";
+/**
+ * Small helpers shared by every page module: the page context, the page middleware, language, form reading, the
+ * OAuth query, dates.
+ */
+import type { Context, MiddlewareHandler } from "hono";
 import type { Auth } from "../auth/better_auth.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
+import { writeLimit } from "../routes/rate_limit.ts";
 import { type Lang, langOf } from "./i18n.ts";
 
 type C = Context<AppEnv>;
@@ -13,6 +17,28 @@ export interface PageCtx {
   deps: AppDeps;
   auth: Auth;
   secure: boolean;
+}
+
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The headers of every HTML answer: a strict CSP, `no-store`, same-origin referrers, `vary` on language and cookie. */
+export const htmlPageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  if (c.res.headers.get("content-type")?.startsWith("text/html")) {
+    c.res.headers.set("content-security-policy", CSP);
+    c.res.headers.set("cache-control", "no-store");
+    c.res.headers.set("referrer-policy", "same-origin");
+    c.res.headers.set("vary", "accept-language, cookie");
+  }
+};
+
+/**
+ * The middleware every page gets: its HTML headers, then the write bucket. Both may meet a request more than once
+ * (the headers are set again, the bucket counts once).
+ */
+export function pageMiddleware(deps: AppDeps): MiddlewareHandler<AppEnv>[] {
+  return [htmlPageHeaders, writeLimit(deps)];
 }
 
 /** The language of the request. */
@@ -31,6 +57,21 @@ export async function readForm(c: C): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v.replaceAll("\0", "");
   return out;
+}
+
+/**
+ * The signed OAuth query of a page URL or form (only when it carries better-auth's signature, and only in the
+ * printable ASCII of a URL: it ends up in a Location header).
+ */
+export function oauthQuery(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const q = raw.startsWith("?") ? raw.slice(1) : raw;
+  return /^[!-~]{1,8192}$/.test(q) && new URLSearchParams(q).has("sig") ? q : undefined;
+}
+
+/** The query string of the request's URL, without its `?`. */
+export function queryOf(c: C): string {
+  return new URL(c.req.url).search.slice(1);
 }
 
 /** A date and time in Berlin time, in the page's language. */

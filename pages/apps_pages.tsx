@@ -1,0 +1,228 @@
+/**
+ * The connected-apps pages (`/konto/apps`): the apps a person connected, each app's event subscriptions and
+ * switches, disconnecting an app and switching one of its events off or on.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { disconnectApp } from "../auth/connections.ts";
+import { connectionsOf } from "../db/oauth.ts";
+import { AppError } from "../errors.ts";
+import {
+  type AppEvents,
+  appSubscriptions,
+  eventsOfScopes,
+  switchEventOff,
+  switchEventOn,
+} from "../events/app_events.ts";
+import { EVENT_DESCRIPTIONS, type EventName, isEventName } from "../events/catalogue.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { sessionOf } from "./auth_calls.ts";
+import { langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
+import { csrfToken } from "./csrf.ts";
+import { errorPage, signedInForm } from "./form_checks.tsx";
+import { type Lang, t, type TextKey } from "./i18n.ts";
+import { CsrfField, Layout } from "./layout.tsx";
+
+type C = Context<AppEnv>;
+type Ctx = PageCtx;
+
+/** The address of the connected-apps page (also where sign-in lands and `/konto` leads). */
+export const APPS_PAGE = "/konto/apps";
+
+/** The connected-apps routes, mounted at `APPS_PAGE`. */
+export function appsPageRoutes(ctx: Ctx): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", ...pageMiddleware(ctx.deps));
+  app.get("/", (c) => appsPage(ctx, c));
+  app.post("/trennen", (c) => disconnect(ctx, c));
+  app.post("/ereignis", (c) => switchEvent(ctx, c));
+  return app;
+}
+
+/** The short label of each event on the connected-apps page. */
+const EVENT_LABELS: Record<EventName, TextKey> = {
+  "inquiry.received": "evInquiryReceived",
+  "message.received": "evMessageReceived",
+  "viewing.booked": "evViewingBooked",
+  "viewing.cancelled": "evViewingCancelled",
+  "proposal.pending": "evProposalPending",
+  "file.processed": "evFileProcessed",
+  "viewing.upcoming": "evViewingUpcoming",
+  "social.received": "evSocialReceived",
+  "matches.new": "evMatchesNew",
+  "reply.received": "evReplyReceived",
+  "viewing.changed": "evViewingChanged",
+};
+
+/** The page language's half of an event's description ("German / English"). */
+function eventDescription(l: Lang, name: EventName): string {
+  const [de, en] = EVENT_DESCRIPTIONS[name].split(" / ");
+  return (l === "en" ? en : de) ?? EVENT_DESCRIPTIONS[name];
+}
+
+function eventLabel(l: Lang, name: string): string {
+  return isEventName(name) ? t(l, EVENT_LABELS[name]) : name;
+}
+
+async function appsPage(
+  ctx: Ctx,
+  c: C,
+  p: { notice?: TextKey; error?: TextKey; status?: 200 | 404 } = {},
+) {
+  const l = langOfRequest(c);
+  const session = await sessionOf(ctx.auth, c);
+  if (!session) return c.redirect(LOGIN_PAGE, 303);
+  const [apps, events] = await Promise.all([
+    connectionsOf(ctx.deps.db, session.userId),
+    appSubscriptions(ctx.deps, session.userId),
+  ]);
+  const csrf = csrfToken(c, ctx.secure);
+  return c.html(
+    <Layout lang={l} title={t(l, "connectedApps")} signedIn csrf={csrf}>
+      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
+      {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
+      {apps.length === 0 ? <p>{t(l, "noApps")}</p> : (
+        <table>
+          <thead>
+            <tr>
+              <th>{t(l, "app")}</th>
+              <th>{t(l, "right")}</th>
+              <th>{t(l, "connectedAt")}</th>
+              <th>{t(l, "lastUsed")}</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {apps.map((a) => (
+              <tr data-client-id={a.clientId}>
+                <td>{a.clientName ?? a.clientId}</td>
+                <td>{a.scopes.filter((s) => s !== "offline_access").join(", ")}</td>
+                <td>{when(l, a.connectedAt)}</td>
+                <td>{a.lastUsedAt ? when(l, a.lastUsedAt) : t(l, "never")}</td>
+                <td>
+                  <form method="post" action={`${APPS_PAGE}/trennen`}>
+                    <CsrfField token={csrf} />
+                    <input type="hidden" name="client_id" value={a.clientId} />
+                    <button type="submit">{t(l, "disconnect")}</button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {apps.map((a) => (
+        <AppEventsCard
+          l={l}
+          csrf={csrf}
+          clientId={a.clientId}
+          appName={a.clientName ?? a.clientId}
+          offered={eventsOfScopes(a.scopes)}
+          events={events.get(a.clientId)}
+        />
+      ))}
+    </Layout>,
+    p.status ?? 200,
+  );
+}
+
+/**
+ * One app's events (lists, not tables): its active subscriptions, and a switch for each event its server offers.
+ * Switching off ends the app's subscriptions of that event at once; the app cannot subscribe to it again until
+ * the event is switched on.
+ */
+function AppEventsCard(p: {
+  l: Lang;
+  csrf: string;
+  clientId: string;
+  appName: string;
+  offered: EventName[];
+  events: AppEvents | undefined;
+}) {
+  const { l } = p;
+  const subs = p.events?.subscriptions ?? [];
+  const off = new Set(p.events?.switchedOff ?? []);
+  if (p.offered.length === 0 && subs.length === 0) return null;
+  return (
+    <section class="card" data-app-events={p.clientId}>
+      <h2>
+        {t(l, "appEventsOf")} {p.appName}
+      </h2>
+      <h3>{t(l, "activeSubscriptions")}</h3>
+      {subs.length === 0 ? <p class="no-subscriptions">{t(l, "noSubscriptions")}</p> : (
+        <>
+          <ul class="subscriptions">
+            {subs.map((s) => (
+              <li data-subscription-id={s.id} data-event={s.name}>
+                <code>{s.name}</code> ({eventLabel(l, s.name)}) · {t(l, "filter")}:{" "}
+                {Object.keys(s.filter).length === 0
+                  ? t(l, "noFilter")
+                  : Object.entries(s.filter).map(([k, v]) => `${k}=${v}`).join(", ")} ·{" "}
+                {t(l, "deliveryAddress")}: <code class="address">{s.address}</code> · {t(l, "validUntil")}
+                {" "}
+                <time datetime={s.refreshBefore.toISOString()}>{when(l, s.refreshBefore)}</time>
+              </li>
+            ))}
+          </ul>
+          <p class="hint">{t(l, "disconnectEndsSubscriptions")}</p>
+        </>
+      )}
+      {p.offered.length > 0 && (
+        <>
+          <h3>{t(l, "eventSwitches")}</h3>
+          <ul class="switches">
+            {p.offered.map((name) => {
+              const isOff = off.has(name);
+              return (
+                <li data-event={name} data-state={isOff ? "off" : "on"}>
+                  <code>{name}</code> ({t(l, EVENT_LABELS[name])}):{" "}
+                  <strong>{t(l, isOff ? "eventIsOff" : "eventIsOn")}</strong>
+                  <form class="inline" method="post" action={`${APPS_PAGE}/ereignis`}>
+                    <CsrfField token={p.csrf} />
+                    <input type="hidden" name="client_id" value={p.clientId} />
+                    <input type="hidden" name="name" value={name} />
+                    <input type="hidden" name="action" value={isOff ? "on" : "off"} />
+                    <button type="submit">{t(l, isOff ? "switchOn" : "switchOff")}</button>
+                  </form>
+                  <br />
+                  <small>{eventDescription(l, name)}</small>
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+async function disconnect(ctx: Ctx, c: C) {
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
+  const clientId = (f.client_id ?? "").slice(0, 200);
+  const before = (await appSubscriptions(ctx.deps, userId)).get(clientId)?.subscriptions.length ?? 0;
+  const existed = await disconnectApp(ctx.deps, userId, clientId);
+  return appsPage(ctx, c, { notice: existed && before > 0 ? "disconnectedEvents" : "disconnected" });
+}
+
+/** Switches one event of one app off or on (form fields client_id, name, action off|on). */
+async function switchEvent(ctx: Ctx, c: C) {
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
+  const clientId = (f.client_id ?? "").slice(0, 200);
+  const name = (f.name ?? "").slice(0, 100);
+  if (f.action !== "off" && f.action !== "on") return errorPage(c, "badRequest", 400);
+  try {
+    if (f.action === "off") await switchEventOff(ctx.deps, userId, clientId, name);
+    else await switchEventOn(ctx.deps, userId, clientId, name);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") {
+      return appsPage(ctx, c, { error: "appEventNotFound", status: 404 });
+    }
+    throw err;
+  }
+  return appsPage(ctx, c, { notice: f.action === "off" ? "eventSwitchedOff" : "eventSwitchedOn" });
+}
