@@ -8,7 +8,7 @@
  * slots, or an offer to arrange one), {buero} (the office's name), {verfuegbarkeit} (rejection: "nicht mehr
  * verfügbar" or "bereits reserviert"). Any other text in braces stays as written.
  */
-import { num } from "../catalogue/german.ts";
+import { askedPrice, decimal } from "../catalogue/german.ts";
 import { clockDe } from "../viewings/text.ts";
 import { clip } from "../text.ts";
 
@@ -54,7 +54,6 @@ export interface DraftSlot {
   free: number;
 }
 
-const EURO = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2, minimumFractionDigits: 0 });
 const DAY = new Intl.DateTimeFormat("de-DE", {
   timeZone: "Europe/Berlin",
   weekday: "long",
@@ -65,8 +64,8 @@ const DAY = new Intl.DateTimeFormat("de-DE", {
 
 /** The price as German text: purchase price, monthly cold rent, or a plain price; "" when unknown. */
 export function priceText(f: Pick<DraftFacts, "askedPrice" | "transactionType">): string {
-  if (f.askedPrice === null) return "";
-  const eur = `${EURO.format(f.askedPrice)} €`;
+  const eur = askedPrice(f.askedPrice, f.transactionType);
+  if (eur === "") return "";
   if (f.transactionType === "rent") return `Kaltmiete ${eur} monatlich`;
   if (f.transactionType === "buy") return `Kaufpreis ${eur}`;
   return `Preis ${eur}`;
@@ -81,8 +80,8 @@ export function placeText(f: Pick<DraftFacts, "city" | "postalCode">): string {
 export function factsSentence(f: DraftFacts): string {
   const place = placeText(f);
   const parts = [
-    f.totalRooms === null ? "" : `${num.format(f.totalRooms)} Zimmer`,
-    f.squareMeters === null ? "" : `${num.format(f.squareMeters)} m² Wohnfläche`,
+    f.totalRooms === null ? "" : `${decimal(f.totalRooms)} Zimmer`,
+    f.squareMeters === null ? "" : `${decimal(f.squareMeters)} m² Wohnfläche`,
     priceText(f),
     place === "" ? "" : `Lage ${place}`,
   ].filter((s) => s !== "");
@@ -118,8 +117,8 @@ function values(f: DraftFacts): Record<string, string> {
     titel: f.title ? `„${f.title}“` : "unserem Objekt",
     ort: placeText(f),
     preis: priceText(f),
-    zimmer: f.totalRooms === null ? "" : num.format(f.totalRooms),
-    flaeche: f.squareMeters === null ? "" : `${num.format(f.squareMeters)} m²`,
+    zimmer: f.totalRooms === null ? "" : decimal(f.totalRooms),
+    flaeche: f.squareMeters === null ? "" : `${decimal(f.squareMeters)} m²`,
     fakten: factsSentence(f),
     buero: f.officeName,
   };

@@ -1,5 +1,21 @@
-/** The German words and number formats every text rendering of listings and filters uses (one place). */
+/**
+ * The German words and the number and euro formats of every text about listings and filters (MCP texts, agent
+ * drafts, saved searches, the pages in German or English): one rule per use.
+ *
+ * - Purchase prices: whole euros ({@linkcode euro}), "485.000 €".
+ * - Every other euro amount, where a cent can matter: monthly rents, prices of unknown kind, values per m², filter
+ *   bounds ({@linkcode euroCents}, {@linkcode euroPerSqm}): to the cent, the cents shown only when they are not
+ *   zero, "812,50 €", "800 €", "12,50 €/m²".
+ * - Rooms, areas, counts, floor-area ratios ({@linkcode decimal}): at most two decimals, "2,5", "1.234,57".
+ *
+ * Amounts are rounded half away from zero; an unknown value (null, undefined, NaN, ±Infinity) gives "". Between
+ * the amount and "€" stands a no-break space (U+00A0), as the locale formats it.
+ */
+import type { SearchFilters } from "./filters.ts";
 import type { Listing } from "./listing.ts";
+
+/** The language of a rendering: German, or English for the English pages. */
+export type NumberLang = "de" | "en";
 
 /** German names of the property types of spec 2.1. */
 export const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
@@ -9,15 +25,55 @@ export const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, str
   commercial: "Gewerbeobjekt",
 };
 
-/** Euro amounts without cents, German style ("485.000 €"). */
-export const euro = new Intl.NumberFormat("de-DE", {
-  style: "currency",
-  currency: "EUR",
-  maximumFractionDigits: 0,
-});
+const LOCALE: Record<NumberLang, string> = { de: "de-DE", en: "en-GB" };
 
-/** Numbers with up to two decimals, German style ("3,5"). */
-export const num = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
+function formats(locale: string) {
+  const money = { style: "currency", currency: "EUR", signDisplay: "negative" } as const;
+  return {
+    whole: new Intl.NumberFormat(locale, { ...money, maximumFractionDigits: 0 }),
+    cents: new Intl.NumberFormat(locale, { ...money, minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+    decimal: new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: "negative" }),
+  };
+}
+
+const FORMATS = { de: formats(LOCALE.de), en: formats(LOCALE.en) };
+
+function known(v: number | null | undefined): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+/** Whole euros, for purchase prices: "485.000 €" (English "€485,000"); "" when unknown. */
+export function euro(v: number | null | undefined, lang: NumberLang = "de"): string {
+  return known(v) ? FORMATS[lang].whole.format(v) : "";
+}
+
+/** Euros to the cent, cents only when not zero: "812,50 €", "800 €" (English "€812.50"); "" when unknown. */
+export function euroCents(v: number | null | undefined, lang: NumberLang = "de"): string {
+  if (!known(v)) return "";
+  const cents = Math.sign(v) * Math.round(Math.abs(v) * 100);
+  return cents % 100 === 0
+    ? FORMATS[lang].whole.format(cents / 100)
+    : FORMATS[lang].cents.format(cents / 100);
+}
+
+/** A value in euro per m², to the cent: "12,50 €/m²", "450 €/m²"; "" when unknown. */
+export function euroPerSqm(v: number | null | undefined, lang: NumberLang = "de"): string {
+  return known(v) ? `${euroCents(v, lang)}/m²` : "";
+}
+
+/** A number with at most two decimals: "2,5", "1.234,57" (English "1,234.57"); "" when unknown. */
+export function decimal(v: number | null | undefined, lang: NumberLang = "de"): string {
+  return known(v) ? FORMATS[lang].decimal.format(v) : "";
+}
+
+/** A listing's asked price: whole euros for a purchase, to the cent for a rent or an unknown kind; "" if none. */
+export function askedPrice(
+  price: number | null | undefined,
+  transaction: Listing["transaction_type"] | undefined,
+  lang: NumberLang = "de",
+): string {
+  return transaction === "buy" ? euro(price, lang) : euroCents(price, lang);
+}
 
 /** "Wohnung zum Kauf in 50823 Köln": the kind, the deal and the place of a listing. */
 export function kindDealPlace(l: Listing): { kind: string; deal: string; place: string } {
@@ -26,4 +82,18 @@ export function kindDealPlace(l: Listing): { kind: string; deal: string; place: 
     deal: l.transaction_type === "buy" ? " zum Kauf" : l.transaction_type === "rent" ? " zur Miete" : "",
     place: [l.postal_code, l.city].filter(Boolean).join(" "),
   };
+}
+
+/** A short German rendering of filters, e.g. "Köln, Kauf, Wohnung, bis 500.000 €"; "keine Filter" when empty. */
+export function filtersText(f: SearchFilters): string {
+  const parts = [
+    f.city,
+    f.transaction_type === "buy" ? "Kauf" : f.transaction_type === "rent" ? "Miete" : undefined,
+    f.property_type ? PROPERTY_TYPE_DE[f.property_type] : undefined,
+    f.min_price !== undefined ? `ab ${euroCents(f.min_price)}` : undefined,
+    f.max_price !== undefined ? `bis ${euroCents(f.max_price)}` : undefined,
+    f.min_rooms !== undefined ? `ab ${decimal(f.min_rooms)} Zimmer` : undefined,
+    f.min_sqm !== undefined ? `ab ${decimal(f.min_sqm)} m²` : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.length ? parts.join(", ") : "keine Filter";
 }

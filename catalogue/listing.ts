@@ -1,6 +1,6 @@
 /**
- * The public listing (spec 2.1), the page of results (2.2) and the catalogue's search filters (4.1), as zod
- * schemas shared by REST, MCP tools, saved searches and pages.
+ * The public listing (spec 2.1), the page of results (2.2) and paging, as zod schemas shared by REST, MCP tools,
+ * saved searches and pages. The search filters (4.1) are in `filters.ts`.
  */
 import { z } from "zod";
 import { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
@@ -14,8 +14,6 @@ export const PAGE_SIZE_DEFAULT = 24;
 export const PAGE_SIZE_MAX = 60;
 /** Largest page number accepted (pages past the last one answer with empty `items`). */
 export const PAGE_MAX = 1_000_000;
-/** Largest value accepted for the numeric filters (price, rooms, area). */
-export const FILTER_NUMBER_MAX = 1_000_000_000_000;
 
 /** A listing exactly as the public sees it: the fields of spec 2.1, null where unknown, nothing else. */
 export const listingSchema = z.object({
@@ -54,17 +52,6 @@ export const pageSchema = z.object({
 /** A page of public listings. */
 export type Page = z.infer<typeof pageSchema>;
 
-/** The filter fields a search can carry (paging excluded), e.g. for saved searches. */
-export const FILTER_KEYS = [
-  "city",
-  "transaction_type",
-  "property_type",
-  "min_price",
-  "max_price",
-  "min_rooms",
-  "min_sqm",
-] as const;
-
 /** The paging fields of every list (page ≥ 1, default 1; page_size 1–60, default 24). */
 export const pagingFields = {
   page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Page number, from 1 (default 1)."),
@@ -78,12 +65,3 @@ export const pageMetaFields = {
   page: z.number().int(),
   page_size: z.number().int(),
 };
-
-/** True when `s` holds a C0 control character or DEL (refused in every text filter). */
-export function hasControlChars(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}

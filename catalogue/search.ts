@@ -3,19 +3,13 @@ import { isUuid } from "../ids.ts";
 import type { Db } from "../db/connection.ts";
 import { findPublishedListing, searchPublishedListings } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
+import { checkFilter } from "./filters.ts";
 import type { Listing, ListingFilter, Page } from "./listing.ts";
-
-/** Checks the rules between filters that a single field cannot express; throws `invalid_request`. */
-export function checkFilter(f: ListingFilter): void {
-  if (f.min_price !== undefined && f.max_price !== undefined && f.min_price > f.max_price) {
-    throw new AppError("invalid_request", "min_price: must not be greater than max_price");
-  }
-}
 
 /**
  * One page of published listings matching `f`, newest first (publication time, then id, both descending), with
- * the exact total. A price filter excludes listings without a price; `city` ignores case, umlaut spelling,
- * spaces and punctuation.
+ * the exact total; `invalid_request` when min_price > max_price. A price filter excludes listings without a
+ * price; `city` ignores case, umlaut spelling, spaces and punctuation.
  */
 export async function searchListings(db: Db, f: ListingFilter): Promise<Page> {
   checkFilter(f);

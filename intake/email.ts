@@ -3,10 +3,10 @@
  *
  * Rules:
  * - Addressed (To, Cc, Delivered-To, X-Original-To, in that order) to `objekt-<listing id>@<INTAKE_MAIL_DOMAIN>`
- *   (that listing) or `buero-<office id>@<INTAKE_MAIL_DOMAIN>` (the office's listing linked or referenced in the
- *   subject, else in the text; see listing_match.ts). A per-listing address wins over a per-office one. No such
- *   address, an unknown or unpublished listing, an unknown office or no unambiguous listing: `not_found`, nothing
- *   written (the gateway bounces the mail).
+ *   (that listing) or `buero-<office id>@<INTAKE_MAIL_DOMAIN>` (the one listing of the office that the subject,
+ *   else the text, names by link or reference; see catalogue/named_listing.ts). A per-listing address wins over a
+ *   per-office one. No such address, an unknown office, no listing or several named, or a listing that is not
+ *   published: `not_found`, nothing written (the gateway bounces the mail).
  * - Enquirer: the Reply-To mailbox, else From; the name is that mailbox's display name, else its address. No phone.
  * - Text: the text/plain part, else the HTML part as plain text, else the subject; cut to MESSAGE_MAX characters.
  *   Charsets and transfer encodings are decoded by postal-mime. Attachments are parsed but ignored, never stored.
@@ -15,13 +15,13 @@
  * - The limits of spec §8 apply as for every enquiry (`rate_limited`, nothing written).
  */
 import PostalMime, { type Address, addressParser, type Email, type Mailbox } from "postal-mime";
-import { findIntakeMessage, type IntakeKey } from "../db/intake.ts";
+import { namedListing } from "../catalogue/named_listing.ts";
+import { findIntakeMessage, type IntakeKey, officeExists } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppDeps } from "../deps.ts";
 import { clean, enquirerName, enquiryText, sha256Hex, storedMessageId } from "./common.ts";
 import { htmlToText } from "./html_text.ts";
-import { officeListingFor } from "./listing_match.ts";
 
 /** What an accepted message did: created an enquiry, or repeated one already received. */
 export interface IntakeOutcome {
@@ -88,6 +88,16 @@ export async function mailKey(mail: Email, raw: Uint8Array): Promise<IntakeKey> 
   return { quelle: "email", messageId: id ? await storedMessageId(id) : `sha256:${await sha256Hex(raw)}` };
 }
 
+/** The one listing of the office the subject, else the text, names; `not_found` if none or no such office. */
+async function officeListing(deps: AppDeps, officeId: string, mail: Email, text: string): Promise<string> {
+  const q = deps.db.kysely;
+  const id = await officeExists(q, officeId)
+    ? await namedListing(q, officeId, [clean(mail.subject), text])
+    : null;
+  if (!id) throw new AppError("not_found");
+  return id;
+}
+
 /**
  * Creates the enquiry of one raw e-mail, or answers the one a repeat of it created. Throws `invalid_request`
  * (not a message, no sender address, no text), `not_found` (no intake address, unknown listing or office, no
@@ -102,9 +112,7 @@ export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<Inta
   if (known) return { status: "duplicate", inquiryId: known.inquiryId };
   const text = mailText(mail);
   const enquirer = enquirerOf(mail);
-  const listingId = target.kind === "listing"
-    ? target.id
-    : await officeListingFor(deps.db, target.id, clean(mail.subject), text);
+  const listingId = target.kind === "listing" ? target.id : await officeListing(deps, target.id, mail, text);
   const r = await sendInquiry(deps, {
     listingId,
     enquirer: { seekerId: null, name: enquirer.name, email: enquirer.email, phone: null },

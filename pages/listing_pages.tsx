@@ -6,9 +6,9 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
+import { amountText, FILTER_KEYS, filterTextFields, pricesInOrder } from "../catalogue/filters.ts";
+import { askedPrice, decimal, euroPerSqm } from "../catalogue/german.ts";
 import {
-  FILTER_NUMBER_MAX,
-  hasControlChars,
   type Listing,
   type ListingFilter,
   PAGE_MAX,
@@ -22,6 +22,7 @@ import { AppError } from "../errors.ts";
 import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { type BaselineResult, locationBaseline } from "../valuation/baseline.ts";
+import { listingBaselineRequest } from "../valuation/input.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
@@ -82,16 +83,7 @@ export function listingPageRoutes(ctx: PageCtx): Hono<AppEnv> {
 
 // --- search ------------------------------------------------------------------------------------------------
 
-const FORM_FIELDS = [
-  "city",
-  "transaction_type",
-  "property_type",
-  "min_price",
-  "max_price",
-  "min_rooms",
-  "min_sqm",
-  "page",
-] as const;
+const FORM_FIELDS = [...FILTER_KEYS, "page"] as const;
 type FormField = (typeof FORM_FIELDS)[number];
 
 const FIELD_LABEL: Record<FormField, TextKey> = {
@@ -116,21 +108,23 @@ const FIELD_PROBLEM: Record<FormField, TextKey> = {
   page: "badPage",
 };
 
-/** A number as typed into the form: digits with an optional decimal point or comma (2,5 = 2.5). */
-const formNumber = z.string().transform((s) => s.replace(/\s/g, "").replace(",", "."))
-  .pipe(z.string().regex(/^[0-9]{1,13}(\.[0-9]{1,6})?$/)).transform(Number)
-  .pipe(z.number().min(0).max(FILTER_NUMBER_MAX));
+/**
+ * A number as typed into the form, turned into the filters' text form: spaces dropped, a decimal comma read as a
+ * point (2,5 = 2.5); then the catalogue's rule for a numeric filter.
+ */
+const formNumber = z.string().transform((s) => s.replace(/\s/g, "").replace(",", ".")).pipe(amountText)
+  .optional();
 
+/** The catalogue filters of `catalogue/filters.ts` as the form sends them, plus the page. */
 const filterForm = z.object({
-  city: z.string().trim().min(1).max(100).refine((s) => !hasControlChars(s)),
-  transaction_type: z.enum(TRANSACTION_TYPES),
-  property_type: z.enum(PROPERTY_TYPES),
+  ...filterTextFields,
   min_price: formNumber,
   max_price: formNumber,
   min_rooms: formNumber,
   min_sqm: formNumber,
-  page: z.string().regex(/^[0-9]{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(PAGE_MAX)),
-}).partial();
+  page: z.string().regex(/^[0-9]{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(PAGE_MAX))
+    .optional(),
+});
 
 /** The parsed search form: the filter, or the fields that were wrong (and whether min > max price). */
 type ParsedSearch =
@@ -148,11 +142,7 @@ function parseSearch(raw: Record<string, string>): ParsedSearch {
   }
   const { page, ...rest } = r.data;
   const filter: ListingFilter = { ...rest, page: page ?? 1, page_size: PAGE_SIZE_DEFAULT };
-  if (
-    filter.min_price !== undefined && filter.max_price !== undefined && filter.min_price > filter.max_price
-  ) {
-    return { ok: false, fields: [], priceOrder: true };
-  }
+  if (!pricesInOrder(filter)) return { ok: false, fields: [], priceOrder: true };
   return { ok: true, filter };
 }
 
@@ -182,7 +172,7 @@ async function searchPage(ctx: PageCtx, c: C) {
       {result && parsed.ok && (
         <>
           <p id="total">
-            {result.total.toLocaleString(l === "en" ? "en-GB" : "de-DE")} {t(l, "found")}
+            {decimal(result.total, l)} {t(l, "found")}
           </p>
           {result.items.length === 0
             ? <p>{t(l, "noResults")}</p>
@@ -272,9 +262,9 @@ function ListingCard(p: { l: Lang; item: Listing }) {
           [item.postal_code, item.city].filter(Boolean).join(" "),
           item.property_type && t(l, item.property_type),
           item.transaction_type && t(l, item.transaction_type),
-          item.asked_price !== null && euro(l, item.asked_price),
-          item.total_rooms !== null && `${num(l, item.total_rooms)} ${t(l, "rooms")}`,
-          item.square_meters !== null && `${num(l, item.square_meters)} m²`,
+          askedPrice(item.asked_price, item.transaction_type, l),
+          item.total_rooms !== null && `${decimal(item.total_rooms, l)} ${t(l, "rooms")}`,
+          item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
         ].filter(Boolean).join(" · ")}
       </p>
     </article>
@@ -299,18 +289,6 @@ function Pager(p: { l: Lang; filter: ListingFilter; total: number }) {
       )}
     </nav>
   );
-}
-
-function euro(l: Lang, v: number): string {
-  return v.toLocaleString(l === "en" ? "en-GB" : "de-DE", {
-    style: "currency",
-    currency: "EUR",
-    maximumFractionDigits: v % 1 === 0 ? 0 : 2,
-  });
-}
-
-function num(l: Lang, v: number): string {
-  return v.toLocaleString(l === "en" ? "en-GB" : "de-DE", { maximumFractionDigits: 2 });
 }
 
 // --- listing view and enquiry form -------------------------------------------------------------------------
@@ -356,16 +334,8 @@ async function findListing(ctx: PageCtx, id: string): Promise<Listing | undefine
 
 /** The location baseline of the listing's place and kind; no transaction type means no basis. */
 async function baselineOf(ctx: PageCtx, listing: Listing): Promise<BaselineResult | undefined> {
-  if (!listing.transaction_type) return undefined;
-  const point = listing.latitude !== null && listing.longitude !== null;
-  return await locationBaseline(ctx.deps.db, {
-    plz: listing.postal_code && /^[0-9]{5}$/.test(listing.postal_code) ? listing.postal_code : undefined,
-    city: truncate(listing.city?.trim() ?? "", 100) || undefined,
-    lat: point ? listing.latitude! : undefined,
-    lng: point ? listing.longitude! : undefined,
-    property_type: listing.property_type ?? undefined,
-    art: listing.transaction_type === "buy" ? "kauf" : "miete",
-  });
+  const req = listingBaselineRequest(listing);
+  return req && await locationBaseline(ctx.deps.db, req);
 }
 
 function ListingFacts(p: { l: Lang; listing: Listing }) {
@@ -385,11 +355,11 @@ function ListingFacts(p: { l: Lang; listing: Listing }) {
       <dt>{t(l, "transactionType")}</dt>
       <dd id="f-transaction-type">{x.transaction_type ? t(l, x.transaction_type) : unknown}</dd>
       <dt>{t(l, priceLabel)}</dt>
-      <dd id="f-price">{x.asked_price !== null ? euro(l, x.asked_price) : unknown}</dd>
+      <dd id="f-price">{askedPrice(x.asked_price, x.transaction_type, l) || unknown}</dd>
       <dt>{t(l, "rooms")}</dt>
-      <dd id="f-rooms">{x.total_rooms !== null ? num(l, x.total_rooms) : unknown}</dd>
+      <dd id="f-rooms">{decimal(x.total_rooms, l) || unknown}</dd>
       <dt>{t(l, "area")}</dt>
-      <dd id="f-area">{x.square_meters !== null ? `${num(l, x.square_meters)} m²` : unknown}</dd>
+      <dd id="f-area">{x.square_meters !== null ? `${decimal(x.square_meters, l)} m²` : unknown}</dd>
     </dl>
   );
 }
@@ -423,7 +393,7 @@ function Baseline(p: { l: Lang; baseline: BaselineResult | undefined }) {
   return (
     <div id="baseline" data-source={b.source}>
       <p>
-        <strong>{num(l, b.base_eur_sqm)} {t(l, "perSqm")}</strong>
+        <strong>{euroPerSqm(b.base_eur_sqm, l)}</strong>
       </p>
       <p>
         {t(l, "source")}: {t(l, b.source === "bodenrichtwert" ? "baselineBrw" : "baselineCmp")}
@@ -433,7 +403,7 @@ function Baseline(p: { l: Lang; baseline: BaselineResult | undefined }) {
         <p>
           {b.stichtag && `${t(l, "stichtag")}: ${b.stichtag}`}
           {b.stichtag && b.gfz !== null && " · "}
-          {b.gfz !== null && `${t(l, "gfz")}: ${num(l, b.gfz)}`}
+          {b.gfz !== null && `${t(l, "gfz")}: ${decimal(b.gfz, l)}`}
         </p>
       )}
     </div>

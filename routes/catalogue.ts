@@ -1,16 +1,13 @@
 /** REST adapter of the public catalogue: GET /api/public/properties and GET /api/public/properties/{id}. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { FILTER_NUMBER_MAX, filterTextFields } from "../catalogue/filters.ts";
 import {
-  FILTER_NUMBER_MAX,
-  hasControlChars,
   type ListingFilter,
   listingSchema,
   PAGE_MAX,
   PAGE_SIZE_DEFAULT,
   PAGE_SIZE_MAX,
   pageSchema,
-  PROPERTY_TYPES,
-  TRANSACTION_TYPES,
 } from "../catalogue/listing.ts";
 import { getPublicListing, searchListings } from "../catalogue/search.ts";
 import type { AppDeps } from "../deps.ts";
@@ -33,43 +30,31 @@ function intParam(name: string, min: number, max: number, dflt: number) {
     });
 }
 
-function numParam(name: string, description: string) {
-  return z.string().regex(
-    /^[0-9]{1,13}(\.[0-9]{1,6})?$/,
-    "must be a non-negative decimal number such as 250000 or 2.5",
-  )
-    .transform(Number)
-    .pipe(z.number().min(0).max(FILTER_NUMBER_MAX, `must be at most ${FILTER_NUMBER_MAX}`))
-    .optional()
-    .openapi({
-      param: { name, in: "query" },
-      type: "number",
-      minimum: 0,
-      maximum: FILTER_NUMBER_MAX,
-      description,
-    });
+/**
+ * A numeric filter of `filterTextFields`, documented as the number it stands for. The shared schemas get their
+ * OpenAPI metadata through `.meta()`: they may be built before zod-openapi adds `.openapi()` to zod's schemas.
+ */
+function numParam(name: "min_price" | "max_price" | "min_rooms" | "min_sqm") {
+  return filterTextFields[name].meta({
+    param: { name, in: "query" },
+    type: "number",
+    minimum: 0,
+    maximum: FILTER_NUMBER_MAX,
+    description: filterTextFields[name].description,
+  });
 }
 
+const f = filterTextFields;
 const querySchema = z.object({
   page: intParam("page", 1, PAGE_MAX, 1),
   page_size: intParam("page_size", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT),
-  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-    .refine((s) => !hasControlChars(s), "must not contain control characters")
-    .optional()
-    .openapi({
-      param: { name: "city", in: "query" },
-      description:
-        "City name. Matches ignoring case, umlaut spelling (München = Muenchen), spaces and punctuation.",
-      example: "München",
-    }),
-  transaction_type: z.enum(TRANSACTION_TYPES).optional().openapi({
-    param: { name: "transaction_type", in: "query" },
-  }),
-  property_type: z.enum(PROPERTY_TYPES).optional().openapi({ param: { name: "property_type", in: "query" } }),
-  min_price: numParam("min_price", "Lowest asked price in euro; listings without a price are excluded."),
-  max_price: numParam("max_price", "Highest asked price in euro; listings without a price are excluded."),
-  min_rooms: numParam("min_rooms", "Fewest rooms; listings without a room count are excluded."),
-  min_sqm: numParam("min_sqm", "Smallest area in m²; listings without an area are excluded."),
+  city: f.city.meta({ param: { name: "city", in: "query" }, example: "München" }),
+  transaction_type: f.transaction_type.meta({ param: { name: "transaction_type", in: "query" } }),
+  property_type: f.property_type.meta({ param: { name: "property_type", in: "query" } }),
+  min_price: numParam("min_price"),
+  max_price: numParam("max_price"),
+  min_rooms: numParam("min_rooms"),
+  min_sqm: numParam("min_sqm"),
 });
 
 const idParams = z.object({

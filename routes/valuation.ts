@@ -1,9 +1,9 @@
 /** REST adapter of POST /api/public/valuation/location-baseline (operation bodenwertSchaetzen). */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { PROPERTY_TYPES } from "../catalogue/listing.ts";
 import { AppError } from "../errors.ts";
-import { locationBaseline } from "../valuation/baseline.ts";
+import { baselineResultSchema, locationBaseline } from "../valuation/baseline.ts";
+import { baselineInputSchema } from "../valuation/input.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
 import { publicCors } from "./middleware.ts";
@@ -16,26 +16,9 @@ export const VALUATION_PREFIX = "/api/public/valuation";
 /** Path of the location-baseline endpoint. */
 export const BASELINE_PATH = `${VALUATION_PREFIX}/location-baseline`;
 
-const bodySchema = z.object({
-  plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().openapi({ example: "14467" }),
-  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters")
-    .refine((s) => s.isWellFormed(), "must be valid Unicode text").optional()
-    .openapi({ example: "Potsdam" }),
-  lat: z.number().min(-90).max(90).optional().openapi({ example: 52.3906 }),
-  lng: z.number().min(-180).max(180).optional().openapi({ example: 13.0645 }),
-  property_type: z.enum(PROPERTY_TYPES).optional(),
-  art: z.enum(["kauf", "miete"]).default("kauf").describe("kauf (purchase) or miete (rent); default kauf."),
-}).strict().openapi("LocationBaselineRequest");
-
-const resultSchema = z.object({
-  base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
-  source: z.enum(["bodenrichtwert", "comparables", "none"]),
-  region_label: z.string().nullable(),
-  brw: z.number().nullable().describe("Official land value in euro per m² of land."),
-  gfz: z.number().nullable().describe("Floor-area ratio of the zone."),
-  stichtag: z.string().nullable().describe("Reference date of the land value (YYYY-MM-DD)."),
-}).openapi("LocationBaseline");
+// `.meta({ id })` names the component like `.openapi(name)` (shared schemas may predate zod-openapi's `.openapi`).
+const bodySchema = baselineInputSchema.meta({ id: "LocationBaselineRequest" });
+const resultSchema = baselineResultSchema.meta({ id: "LocationBaseline" });
 
 const route = createRoute({
   method: "post",

@@ -5,8 +5,13 @@
  */
 import { isUuid } from "../ids.ts";
 import { z } from "zod";
+import {
+  checkFilter,
+  definedFilters,
+  type SearchFilters,
+  searchFiltersSchema,
+} from "../catalogue/filters.ts";
 import type { Listing } from "../catalogue/listing.ts";
-import { checkFilter } from "../catalogue/search.ts";
 import {
   deleteSavedSearchOf,
   dueSavedSearchIds,
@@ -22,7 +27,6 @@ import {
 import { AppError } from "../errors.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
-import { definedFilters, type SearchFilters, searchFiltersSchema } from "./filters.ts";
 
 /** At most this many saved searches per seeker; one more answers `conflict`. */
 export const SAVED_SEARCH_MAX = 20;
@@ -82,7 +86,7 @@ function checkedFilters(raw: unknown): SearchFilters {
   if (Object.keys(filters).length === 0) {
     throw new AppError("invalid_request", "filters: give at least one filter");
   }
-  checkFilter({ ...filters, page: 1, page_size: 1 });
+  checkFilter(filters);
   return filters;
 }
 

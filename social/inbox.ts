@@ -1,13 +1,14 @@
 /**
  * The social inbox: takes the signed webhook deliveries of Meta's Graph webhooks, stores each new comment or
- * message of a connected page once (with the listing it names) and records `social.received` in the same
- * transaction; lists an office's entries for the provider server.
+ * message of a connected page once (with the one listing of the office it names, `catalogue/named_listing.ts`)
+ * and records `social.received` in the same transaction; lists an office's entries for the provider server.
  *
  * Replays: an entry is keyed by network + the network's id of it, so a replayed or retried delivery stores
  * nothing and records no second event. Deliveries are not refused by age: Meta retries a failed delivery for up
  * to 36 hours, and the key already makes a replay harmless.
  */
 import type { Kysely } from "kysely";
+import { namedListing } from "../catalogue/named_listing.ts";
 import type { Database } from "../db/schema.ts";
 import {
   connectedOffices,
@@ -23,7 +24,6 @@ import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { idOrNotFound } from "../ids.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
-import { listingNamedIn } from "./listing_refs.ts";
 import { type InboundItem, readPayload } from "./payload.ts";
 import { signatureProblem, verifyTokenMatches } from "./signature.ts";
 
@@ -136,7 +136,7 @@ async function storeItem(
   item: InboundItem,
   at: Date,
 ): Promise<boolean> {
-  const listingId = await listingNamedIn(tx, officeId, item.text);
+  const listingId = await namedListing(tx, officeId, [item.text]);
   const id = await insertSocialEntry(tx, { ...item, officeId, listingId, at });
   if (!id) return false;
   await recordEvent(tx, {

@@ -182,7 +182,7 @@ Deno.test({
             "https://www.openstreetmap.org/?mlat=52.5321&mlon=13.3849#map=16/52.5321/13.3849",
           );
           assert.equal(await page.getAttribute("#baseline", "data-source"), "comparables");
-          assert.equal(await page.textContent("#baseline strong"), "12,5 €/m²");
+          assert.equal(await page.textContent("#baseline strong"), "12,50\u00a0€/m²");
           const text = await page.textContent("body") ?? "";
           for (const secret of Object.values(CONTACT)) assert.ok(!text.includes(secret), secret);
           assert.match(await page.textContent("#sending-as") ?? "", /Sina Suche/);

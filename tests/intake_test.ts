@@ -461,7 +461,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
     );
 
     await t.step(
-      "per-office address: listing by reference or link; unknown and foreign listings refused",
+      "per-office address: one listing by reference or link; unknown, several, foreign or withdrawn refused",
       async () => {
         const [a, b] = (await listings(2, w.officeId, ["WHG-0815", "HAUS-42"])) as [string, string];
         const foreignOffice = await createOffice(db, "Fremdbüro");
@@ -484,6 +484,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
           await listingOf(await send("Anfrage", `Gesehen auf ${w.origin}/objekte/${b} – frei?`)),
           b,
         );
+        assert.equal(await listingOf(await send("Anfrage", `https://portal.example/properties/${a}`)), a);
         // The subject decides before the text.
         assert.equal(await listingOf(await send("Objekt HAUS-42", "oder doch WHG-0815?")), b);
         // The per-listing address wins over the office address.
@@ -498,8 +499,14 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
         ], "Über Delivered-To"));
         assert.equal(await listingOf(viaHeader), a);
 
+        // Every listing of the office counts when a mail names one: a withdrawn one takes no enquiry, and with a
+        // published one it makes two (no guessing which one is meant).
+        const old = await one(w.officeId, "ALT-77");
+        await db.kysely.updateTable("listings").set({ status: "withdrawn" }).where("id", "=", old).execute();
         const before = await counts();
         const refusals = [
+          await send("Anfrage zu ALT-77", "Ist es noch frei?"),
+          await send("Anfrage", "WHG-0815 oder ALT-77?"),
           await send("Anfrage", "Kein Objekt genannt."),
           await send("Anfrage", "WHG-08150 ist kein ganzes Wort"),
           await send("WHG-0815 oder HAUS-42?", "beide"),

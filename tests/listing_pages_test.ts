@@ -254,6 +254,7 @@ Deno.test("listing pages", async (t) => {
         ["page=2.5", ["page"]],
         [`city=${"x".repeat(101)}`, ["city"]],
         ["city=Ber%01lin", ["city"]],
+        ["city=Ber%C2%85lin", ["city"]],
         ["min_price=99999999999999", ["min_price"]],
       ];
       for (const [q, fields] of bad) {
@@ -291,7 +292,14 @@ Deno.test("listing pages", async (t) => {
           ),
         );
         assert.match(html, /<div id="baseline" data-source="comparables">/);
-        assert.ok(html.includes(`<strong>${de(12.5)} €/m²</strong>`), "trimmed median of 10…15 €/m²");
+        assert.ok(
+          html.includes("<strong>12,50\u00a0€/m²</strong>"),
+          "trimmed median of 10…15 €/m², to the cent",
+        );
+        const en = (await new Jar(a, "en-GB,en;q=0.9").get(`/objekte/${mainId}`)).html;
+        assert.ok(en.includes('<dd id="f-price">€800</dd>'), "English: the same rule, English style");
+        assert.ok(en.includes('<dd id="f-rooms">2.5</dd>'));
+        assert.ok(en.includes("<strong>€12.50/m²</strong>"));
         assert.match(html, /Median von 6 Vergleichsangeboten/);
         for (const secret of [...Object.values(SECRET), "intern: nicht öffentlich"]) {
           assert.ok(!html.includes(secret), `the page leaks ${secret}`);

@@ -136,7 +136,10 @@ Deno.test("seeker catalogue tools equal REST in every client kind", async (t) =>
               if (source === "comparables") assert.match(text, /Vergleich/);
               if (source === "none") assert.match(text, /Kein Richtwert/);
               if (rest.base_eur_sqm !== null) {
-                assert.ok(text.includes(new Intl.NumberFormat("de-DE").format(rest.base_eur_sqm)), text);
+                // Euro per m² to the cent, cents only when not zero (catalogue/german.ts).
+                const cents = Math.round(rest.base_eur_sqm * 100);
+                const de = new Intl.NumberFormat("de-DE", { minimumFractionDigits: cents % 100 ? 2 : 0 });
+                assert.ok(text.includes(`Richtwert ${de.format(cents / 100)}\u00a0€/m²`), text);
               }
             }
           });
@@ -150,12 +153,16 @@ Deno.test("seeker catalogue tools equal REST in every client kind", async (t) =>
                 ["search_properties", { property_type: "castle" }, "invalid_arguments"],
                 ["search_properties", { min_rooms: -1 }, "invalid_arguments"],
                 ["search_properties", { city: "" }, "invalid_arguments"],
+                ["search_properties", { city: "Köln\u0085" }, "invalid_arguments"],
+                ["search_properties", { city: "K\ud800ln" }, "invalid_arguments"],
                 ["search_properties", { colour: "red" }, "invalid_arguments"],
                 ["search_properties", { min_price: 500, max_price: 100 }, "invalid_request"],
                 ["get_location_baseline", { plz: "1234" }, "invalid_arguments"],
                 ["get_location_baseline", { plz: "80331", property_type: "castle" }, "invalid_arguments"],
                 ["get_location_baseline", { lat: 91, lng: 10 }, "invalid_arguments"],
                 ["get_location_baseline", { art: "pacht" }, "invalid_arguments"],
+                ["get_location_baseline", { city: "Pots\ud800dam" }, "invalid_arguments"],
+                ["get_location_baseline", { city: "x".repeat(101) }, "invalid_arguments"],
               ];
               for (const [tool, args, code] of bad) {
                 const res = await client.callTool(tool, args);

@@ -167,6 +167,8 @@ Deno.test("saved searches through MCP in every client kind", async (t) => {
               [{ filters: { city, colour: "red" } }, "invalid_arguments"],
               [{ filters: { property_type: "castle" } }, "invalid_arguments"],
               [{ filters: { min_sqm: -1 } }, "invalid_arguments"],
+              [{ filters: { city: "Köln\u0085" } }, "invalid_arguments"],
+              [{ filters: { city: "K\ud800ln" } }, "invalid_arguments"],
               [{ name: "x".repeat(201), filters: { city } }, "invalid_arguments"],
               [{ name: "ok" }, "invalid_arguments"],
             ];

@@ -1,9 +1,10 @@
 /**
  * The social inbox end to end (issue 7 item 3): Meta-style webhook deliveries over real HTTP to the served app —
  * the subscription check (right and wrong token), X-Hub-Signature-256 (valid, wrong secret, altered body, missing
- * header, wrong prefix), replays, a page that is not connected, listings named by link and by reference (only of
- * the page's office), list_social_messages through a real MCP client (OAuth app), social.received at a
- * verifying HTTPS receiver, and the operator task `deno task social:connect` as a child process.
+ * header, wrong prefix), replays, a page that is not connected, listings named by link and by reference (exactly
+ * one of the page's office, whatever its status), list_social_messages through a real MCP client (OAuth app),
+ * social.received at a verifying HTTPS receiver, and the operator task `deno task social:connect` as a child
+ * process.
  */
 import assert from "node:assert/strict";
 import { prng, sampleListing } from "../catalogue/sample.ts";
@@ -283,6 +284,15 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
       [fbComment(FB_PAGE, "c-foreign-link", `${w.origin}/objekte/${otherListing}`), null],
       [fbComment(FB_PAGE, "c-foreign-ref", "Ref. XY-999"), null],
       [message("page", FB_PAGE, "m-none", "Haben Sie noch Wohnungen mit 3 Zimmern?"), null],
+      // Any link form of catalogue/named_listing.ts, on any host.
+      [fbComment(FB_PAGE, "c-props-link", `https://portal.example/properties/${w.listingId}`), w.listingId],
+      // Two of the office's listings named: filed under none, never under a guessed one.
+      [
+        fbComment(FB_PAGE, "c-two-links", `${w.origin}/objekte/${w.listingId} oder /objekte/${refListing}?`),
+        null,
+      ],
+      // Another office's reference does not make it two.
+      [fbComment(FB_PAGE, "c-ref-and-foreign", "AB-123 oder XY-999?"), refListing!],
     ];
     for (const [body, listing] of cases) {
       const r = await post(body);
@@ -300,7 +310,7 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
 
   await t.step("list_social_messages through a real MCP client", async () => {
     const all = await entries();
-    assert.equal(all.length, 10);
+    assert.equal(all.length, 13);
     const res = await app.callTool("list_social_messages", {});
     assert.notEqual(res.isError, true);
     const sc = res.structuredContent;
@@ -327,7 +337,7 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
     assert.equal(sig.post_id, `${FB_PAGE}_42`);
     const byRef = await app.callTool("list_social_messages", { objekt_id: refListing });
     assert.equal(byRef.structuredContent.total, all.filter((e) => e.listingId === refListing).length);
-    assert.equal(byRef.structuredContent.total, 3);
+    assert.equal(byRef.structuredContent.total, 4);
     const ig = await app.callTool("list_social_messages", { netz: "instagram" });
     assert.equal(ig.structuredContent.total, 2);
     const igMessages = await app.callTool("list_social_messages", { netz: "instagram", art: "message" });
@@ -349,19 +359,19 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
 
   await t.step("social.received reaches the verifying receiver, without content", async () => {
     const rows = (await socialEvents()).filter((r) => r.ownerOfficeId === w.officeId);
-    assert.equal(rows.length, 10);
+    assert.equal(rows.length, 13);
     const to = (sub: string) =>
       rx.deliveries.filter((d) =>
         d.headers["x-mcp-subscription-id"] === sub && (d.json as { name?: string }).name === "social.received"
       );
     await until(
-      () => to(subs.all).length >= 10 && to(subs.ref).length >= 3,
+      () => to(subs.all).length >= 13 && to(subs.ref).length >= 4,
       20_000,
       "social.received deliveries",
     );
     const deliveries = [...to(subs.all), ...to(subs.ref)];
-    assert.equal(to(subs.all).length, 10);
-    assert.equal(to(subs.ref).length, 3);
+    assert.equal(to(subs.all).length, 13);
+    assert.equal(to(subs.ref).length, 4);
     for (const d of deliveries) {
       assert.deepEqual(d.verified, { standardwebhooks: true, svix: true });
       const body = d.json as { name: string; data: Record<string, unknown> };
@@ -377,7 +387,7 @@ Deno.test("social inbox: webhook checks, replays, listings, list_social_messages
       (d.json as { data: { eingang_id: string; objekt_id: string } }).data;
     assert.deepEqual(new Set(to(subs.all).map((d) => dataOf(d).eingang_id)), ids);
     assert.equal(to(subs.ref).every((d) => dataOf(d).objekt_id === refListing), true);
-    assert.equal(new Set(to(subs.ref).map((d) => dataOf(d).eingang_id)).size, 3);
+    assert.equal(new Set(to(subs.ref).map((d) => dataOf(d).eingang_id)).size, 4);
     const sample = deliveries.find((d) => (d.json as { data: { art: string } }).data.art === "message");
     assert.match(
       (sample?.json as { data: { satz: string } }).data.satz,

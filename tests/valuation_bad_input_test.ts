@@ -2,8 +2,16 @@
 import assert from "node:assert/strict";
 import { openTestDb, request, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
-const { app } = await testApp(tdb.db);
+const t = await testApp(tdb.db);
+const { app } = t;
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await tdb.close();
+});
 const PATH = "/api/public/valuation/location-baseline";
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -52,6 +60,8 @@ const CASES: Case[] = [
   json({ city: "x".repeat(101) }, /^city: /),
   json({ city: "x".repeat(10 * 1024) }, /^city: /),
   json({ city: "Pots\u0000dam" }, /^city: /),
+  json({ city: "Pots\u0085dam" }, /^city: must not contain control characters/),
+  json({ city: "Pots\ud800dam" }, /^city: must be valid Unicode text/),
   json({ city: ["Potsdam"] }, /^city: /),
   json({ city: { name: "Potsdam" } }, /^city: /),
   json({ lat: "52.39" }, /^lat: /),
@@ -123,11 +133,4 @@ Deno.test("GET and other methods on the endpoint answer 405", async () => {
     assert.equal(res.status, 405, method);
     assert.deepEqual(await res.json(), { error: "method_not_allowed" });
   }
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -4,32 +4,27 @@
  * Source order: regional rule → official land value (kauf only) → comparables → none. `source: "none"` always
  * comes with `base_eur_sqm: null`.
  */
+import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import { comparableValues } from "../db/comparables.ts";
 import { MAX_SAMPLE, plausibleRange, trimmedMedian } from "./comparables.ts";
+import type { BaselineRequest } from "./input.ts";
 import { type PlaceResolution, resolvePlace } from "./places.ts";
 import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
 import { municipalityMedian, zoneValueAt } from "./zones.ts";
 
-/** The request of POST /api/public/valuation/location-baseline, after validation. */
-export interface BaselineRequest {
-  plz?: string | undefined;
-  city?: string | undefined;
-  lat?: number | undefined;
-  lng?: number | undefined;
-  property_type?: "apartment" | "house" | "land" | "commercial" | undefined;
-  art: "kauf" | "miete";
-}
-
 /** The location baseline result (spec 2.3); every field is always present, null where not applicable. */
-export interface BaselineResult {
-  base_eur_sqm: number | null;
-  source: "bodenrichtwert" | "comparables" | "none";
-  region_label: string | null;
-  brw: number | null;
-  gfz: number | null;
-  stichtag: string | null;
-}
+export const baselineResultSchema = z.object({
+  base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
+  source: z.enum(["bodenrichtwert", "comparables", "none"]),
+  region_label: z.string().nullable(),
+  brw: z.number().nullable().describe("Official land value in euro per m² of land."),
+  gfz: z.number().nullable().describe("Floor-area ratio of the zone."),
+  stichtag: z.string().nullable().describe("Reference date of the land value (YYYY-MM-DD)."),
+});
+
+/** The location baseline result. */
+export type BaselineResult = z.infer<typeof baselineResultSchema>;
 
 /** Computes the baseline for `req` following the source order. */
 export async function locationBaseline(db: Db, req: BaselineRequest): Promise<BaselineResult> {

@@ -3,33 +3,27 @@
  * `get_location_baseline` (spec 4.3). They answer exactly what the REST endpoints answer for the same query.
  *
  * Errors: a field out of bounds, of the wrong type or unknown answers `invalid_arguments` (the input schema); the
- * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/search.ts`).
+ * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/filters.ts`).
  */
 import { z } from "zod";
-import {
-  type Listing,
-  type Page,
-  pageSchema,
-  pagingFields,
-  PROPERTY_TYPES,
-} from "../../catalogue/listing.ts";
+import { filterFields } from "../../catalogue/filters.ts";
+import { type Listing, type Page, pageSchema, pagingFields } from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
-import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
+import { askedPrice, decimal, euroPerSqm, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
-import { filterFields } from "../../searches/filters.ts";
-import { type BaselineResult, locationBaseline } from "../../valuation/baseline.ts";
+import { type BaselineResult, baselineResultSchema, locationBaseline } from "../../valuation/baseline.ts";
+import { baselineInputSchema } from "../../valuation/input.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 /** One German line for a public listing: title, kind, place, facts and id. */
 export function listingLine(l: Listing): string {
   const { kind, deal, place } = kindDealPlace(l);
+  const price = askedPrice(l.asked_price, l.transaction_type);
   const facts = [
-    l.asked_price !== null
-      ? `${euro.format(l.asked_price)}${l.transaction_type === "rent" ? " kalt/Monat" : ""}`
-      : null,
-    l.total_rooms !== null ? `${num.format(l.total_rooms)} Zi.` : null,
-    l.square_meters !== null ? `${num.format(l.square_meters)} m²` : null,
-  ].filter((f): f is string => f !== null);
+    price && `${price}${l.transaction_type === "rent" ? " kalt/Monat" : ""}`,
+    l.total_rooms !== null && `${decimal(l.total_rooms)} Zi.`,
+    l.square_meters !== null && `${decimal(l.square_meters)} m²`,
+  ].filter((f) => typeof f === "string" && f !== "");
   const head = l.title ? `${l.title}: ` : "";
   const sample = l.beispiel ? " [Beispielobjekt, kein echtes Angebot]" : "";
   return `- ${head}${kind}${deal}${place ? ` in ${place}` : ""}${
@@ -51,36 +45,14 @@ export function pageText(
 
 const searchInput = z.strictObject({ ...pagingFields, ...filterFields });
 
-const baselineInput = z.strictObject({
-  plz: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional().describe(
-    "Postleitzahl (five digits).",
-  ),
-  city: z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters")
-    .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters").optional()
-    .describe("Ort/City, e.g. Potsdam."),
-  lat: z.number().min(-90).max(90).optional().describe("Latitude (WGS84)."),
-  lng: z.number().min(-180).max(180).optional().describe("Longitude (WGS84)."),
-  property_type: z.enum(PROPERTY_TYPES).optional().describe("apartment, house, land or commercial."),
-  art: z.enum(["kauf", "miete"]).default("kauf").describe("kauf (purchase) or miete (rent); default kauf."),
-});
-
-const baselineOutput = z.object({
-  base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
-  source: z.enum(["bodenrichtwert", "comparables", "none"]),
-  region_label: z.string().nullable(),
-  brw: z.number().nullable().describe("Official land value in euro per m² of land."),
-  gfz: z.number().nullable().describe("Floor-area ratio of the zone."),
-  stichtag: z.string().nullable().describe("Reference date of the land value (YYYY-MM-DD)."),
-});
-
 /** A German sentence saying the baseline value and where it comes from. */
 export function baselineText(r: BaselineResult): string {
   const region = r.region_label ? ` – ${r.region_label}` : "";
-  const value = r.base_eur_sqm === null ? "" : `${num.format(r.base_eur_sqm)} €/m²`;
+  const value = euroPerSqm(r.base_eur_sqm);
   if (r.source === "bodenrichtwert") {
     const facts = [
       r.stichtag ? `Stichtag ${r.stichtag}` : null,
-      r.gfz !== null ? `GFZ ${num.format(r.gfz)}` : null,
+      r.gfz !== null ? `GFZ ${decimal(r.gfz)}` : null,
     ]
       .filter((f): f is string => f !== null);
     return `Richtwert ${value}${region}. Quelle: amtlicher Bodenrichtwert der Gutachterausschüsse ` +
@@ -134,8 +106,8 @@ export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps):
       "Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
       "unknown property_type or field → invalid_arguments.",
     ].join("\n\n"),
-    input: baselineInput,
-    output: baselineOutput,
+    input: baselineInputSchema,
+    output: baselineResultSchema,
     annotations: READ_ONLY,
   }, async (args) => {
     const result = await locationBaseline(deps.db, args);

@@ -2,20 +2,19 @@
 import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
 import { getPublicListing } from "../../catalogue/search.ts";
-import { euro, kindDealPlace, num } from "../../catalogue/german.ts";
+import { askedPrice, decimal, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 /** A short German text rendering of a public listing. */
 export function listingText(l: Listing): string {
   const { kind, deal, place } = kindDealPlace(l);
+  const price = askedPrice(l.asked_price, l.transaction_type);
   const facts = [
-    l.total_rooms !== null ? `${num.format(l.total_rooms)} Zimmer` : null,
-    l.square_meters !== null ? `${num.format(l.square_meters)} m²` : null,
-    l.asked_price !== null
-      ? `${euro.format(l.asked_price)}${l.transaction_type === "rent" ? " Kaltmiete/Monat" : ""}`
-      : null,
-  ].filter((f): f is string => f !== null);
+    l.total_rooms !== null && `${decimal(l.total_rooms)} Zimmer`,
+    l.square_meters !== null && `${decimal(l.square_meters)} m²`,
+    price && `${price}${l.transaction_type === "rent" ? " Kaltmiete/Monat" : ""}`,
+  ].filter((f) => typeof f === "string" && f !== "");
   return [
     l.title ?? `${kind}${deal}`,
     `${kind}${deal}${place ? ` in ${place}` : ""}${facts.length ? `: ${facts.join(", ")}` : ""}.`,

@@ -4,11 +4,11 @@
  */
 import { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
-import { listingSchema } from "../../catalogue/listing.ts";
+import { searchFiltersSchema } from "../../catalogue/filters.ts";
+import { filtersText } from "../../catalogue/german.ts";
+import { listingSchema, pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../deps.ts";
-import { filtersText, searchFiltersSchema } from "../../searches/filters.ts";
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   createSavedSearch,
   deleteSavedSearch,

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { askedPrice, decimal, euro, euroCents, euroPerSqm, filtersText } from "./german.ts";
+
+/** `s` with its no-break spaces written as plain spaces, for readable expectations. */
+const plain = (s: string) => s.replaceAll("\u00a0", " ");
+
+Deno.test("euro: whole euros, rounded half away from zero, a no-break space before €", () => {
+  assert.equal(euro(1234.5), "1.235\u00a0€");
+  const cases: Array<[number, string]> = [
+    [0, "0 €"],
+    [-0, "0 €"],
+    [-0.4, "0 €"],
+    [0.5, "1 €"],
+    [485_000, "485.000 €"],
+    [-1234.5, "-1.235 €"],
+    [1_000_000_000_000, "1.000.000.000.000 €"],
+  ];
+  for (const [v, want] of cases) assert.equal(plain(euro(v)), want, String(v));
+  assert.equal(euro(1234.5, "en"), "€1,235");
+});
+
+Deno.test("euroCents: to the cent, cents shown only when they are not zero", () => {
+  const cases: Array<[number, string]> = [
+    [0, "0 €"],
+    [800, "800 €"],
+    [1234.5, "1.234,50 €"],
+    [812.499, "812,50 €"],
+    [0.004, "0 €"],
+    [0.01, "0,01 €"],
+    [-1234.5, "-1.234,50 €"],
+    [-0.001, "0 €"],
+    [99.999, "100 €"],
+    [123_456_789.12, "123.456.789,12 €"],
+  ];
+  for (const [v, want] of cases) assert.equal(plain(euroCents(v)), want, String(v));
+  assert.equal(euroCents(1234.5, "en"), "€1,234.50");
+  assert.equal(euroCents(-1234.5, "en"), "-€1,234.50");
+});
+
+Deno.test("euroPerSqm and decimal", () => {
+  assert.equal(plain(euroPerSqm(12.5)), "12,50 €/m²");
+  assert.equal(plain(euroPerSqm(450)), "450 €/m²");
+  assert.equal(euroPerSqm(12.5, "en"), "€12.50/m²");
+  assert.equal(decimal(2.5), "2,5");
+  assert.equal(decimal(1234.567), "1.234,57");
+  assert.equal(decimal(0), "0");
+  assert.equal(decimal(-0.001), "0");
+  assert.equal(decimal(-3.25), "-3,25");
+  assert.equal(decimal(1234.567, "en"), "1,234.57");
+});
+
+Deno.test("unknown values (null, undefined, NaN, ±Infinity) give an empty text", () => {
+  for (const v of [null, undefined, NaN, Infinity, -Infinity]) {
+    for (const f of [euro, euroCents, euroPerSqm, decimal]) assert.equal(f(v), "", `${f.name}(${v})`);
+    assert.equal(askedPrice(v, "buy"), "");
+  }
+});
+
+Deno.test("askedPrice: whole euros for a purchase, to the cent for a rent or an unknown kind", () => {
+  assert.equal(plain(askedPrice(350_000.4, "buy")), "350.000 €");
+  assert.equal(plain(askedPrice(812.5, "rent")), "812,50 €");
+  assert.equal(plain(askedPrice(800, "rent")), "800 €");
+  assert.equal(plain(askedPrice(1234.5, null)), "1.234,50 €");
+  assert.equal(askedPrice(812.5, "rent", "en"), "€812.50");
+});
+
+Deno.test("filtersText: filter bounds to the cent, rooms and areas as decimals", () => {
+  assert.equal(filtersText({}), "keine Filter");
+  assert.equal(
+    plain(filtersText({
+      city: "Köln",
+      transaction_type: "rent",
+      property_type: "apartment",
+      min_price: 500,
+      max_price: 812.5,
+      min_rooms: 2.5,
+      min_sqm: 1200,
+    })),
+    "Köln, Miete, Wohnung, ab 500 €, bis 812,50 €, ab 2,5 Zimmer, ab 1.200 m²",
+  );
+});
