@@ -4,8 +4,8 @@
  * One local HTTPS receiver (test CA, loopback allowed for its port only) answers 204 and notes when each
  * (webhook-id, subscription) arrived. In the same run, `BENCH_ROUNDS` rounds of 1 and 2, alternating:
  * 1. Floor: N × M plain signed `fetch` POSTs to that receiver over HTTP/1.1 keep-alive with `BENCH_CONCURRENCY` in
- *    flight: the protocol and the parallel connections per receiver of the service's webhook client (16), so both
- *    sides do the same work. For reference, the same with `fetch`'s defaults (HTTP/2 when offered, 32 in flight;
+ *    flight: the protocol, the signing (Web Crypto, as the service signs) and the parallel connections per
+ *    receiver of the service's webhook client (16), so both sides do the same work. For reference, the same with `fetch`'s defaults (HTTP/2 when offered, 32 in flight;
  *    the floor of earlier runs) is printed too (once).
  * 2. Throughput: N events triggered through the domain path (`withEvents` + `recordEvent`, as the tools do) with
  *    M matching subscriptions; the service drains the outbox (one statement per 100 events holds them and returns
@@ -43,7 +43,8 @@ import { recordEvent, withEvents } from "../events/outbox.ts";
 import { createEventRuntime } from "../events/runtime.ts";
 import { JobQueue } from "../jobs/queue.ts";
 import { agentReactions } from "../agent/hooks.ts";
-import { base64, secretBox, signatureHeader } from "../events/signing.ts";
+import { base64 } from "../crypto.ts";
+import { secretBox, WebhookSigner } from "../events/signing.ts";
 import { newSubscriptionId } from "../events/subscriptions.ts";
 import type { AppDeps } from "../deps.ts";
 import { testCa } from "../tests/webhook_receiver.ts";
@@ -103,6 +104,7 @@ async function startReceiver(arrivals: Arrivals) {
 /** The floor: N×M signed fetch POSTs, `concurrency` in flight, over HTTP/1.1 only unless `http2`. */
 async function floor(url: string, caPem: string, concurrency: number, http2: boolean): Promise<number> {
   const client = Deno.createHttpClient({ caCerts: [caPem], http1: true, http2 });
+  const signer = new WebhookSigner();
   const secret = `whsec_${base64(crypto.getRandomValues(new Uint8Array(32)))}`;
   const total = N * M;
   let next = 0;
@@ -126,7 +128,7 @@ async function floor(url: string, caPem: string, concurrency: number, http2: boo
           "content-type": "application/json",
           "webhook-id": id,
           "webhook-timestamp": String(ts),
-          "webhook-signature": signatureHeader([secret], id, ts, body),
+          "webhook-signature": await signer.header([secret], id, ts, body),
           "x-mcp-subscription-id": "sub_floor",
           "user-agent": "bench-mcp-events",
         },

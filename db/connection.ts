@@ -11,10 +11,10 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect } from "kysely";
+import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { describeHolder, HeldLock, type Holder, readHolder } from "./embedded_lock.ts";
 import { Gate, gatedPglite, type PgliteServer, servePglite } from "./pglite_share.ts";
-import { PipelinedPostgresDialect } from "./pipelined_begin.ts";
 import type { Database } from "./schema.ts";
 
 /** An open database: the Kysely handle plus the few driver-level operations Kysely does not offer. */
@@ -81,7 +81,7 @@ function poolOptions(opts: OpenDbOptions): postgres.Options<Record<string, never
 }
 
 function openPostgres(sql: postgres.Sql, kind: Db["kind"]): Db {
-  const kysely = new Kysely<Database>({ dialect: new PipelinedPostgresDialect(sql) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }) });
   return {
     kind,
     kysely,

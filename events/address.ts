@@ -105,34 +105,12 @@ function isGlobalV6(a: ipaddr.IPv6): boolean {
   return a.range() === "unicast" && a.match(GLOBAL_V6) && !BLOCKED_V6.some((cidr) => a.match(cidr));
 }
 
-/** The most address texts whose classification is remembered (per kind); the memory is emptied beyond. */
-const MAX_REMEMBERED = 4_096;
-const globalSeen = new Map<string, boolean>();
-const loopbackSeen = new Map<string, boolean>();
-
-/**
- * `classify(ip)`, remembered: classifying an address text is a pure function, so the answers resolved on every
- * attempt are classified once (parsing with ipaddr.js cost ~20 µs per attempt). Resolution itself is not cached.
- */
-function remembered(seen: Map<string, boolean>, ip: string, classify: (ip: string) => boolean): boolean {
-  const known = seen.get(ip);
-  if (known !== undefined) return known;
-  const answer = classify(ip);
-  if (seen.size >= MAX_REMEMBERED) seen.clear();
-  seen.set(ip, answer);
-  return answer;
-}
-
 /**
  * True when `ip` is a global unicast address: IPv4 in ipaddr's `unicast` range and outside every special-purpose
  * block; IPv6 in 2000::/3, `unicast`, and not NAT64, 6to4, Teredo, documentation or IETF-reserved. IPv4-mapped
  * IPv6 is judged as the IPv4 address it carries. Anything that is not a plain address text gives false.
  */
 export function isGlobalUnicast(ip: string): boolean {
-  return remembered(globalSeen, ip, classifyGlobal);
-}
-
-function classifyGlobal(ip: string): boolean {
   const a = parseIp(ip);
   if (a === null) return false;
   if (a.kind() === "ipv4") return isGlobalV4(a as ipaddr.IPv4);
@@ -142,15 +120,54 @@ function classifyGlobal(ip: string): boolean {
 
 /** True for 127.0.0.0/8 written as IPv4 and for ::1 (not for IPv4-mapped forms). */
 function isLoopback(ip: string): boolean {
-  return remembered(loopbackSeen, ip, classifyLoopback);
-}
-
-function classifyLoopback(ip: string): boolean {
   const a = parseIp(ip);
   if (a === null) return false;
   return a.kind() === "ipv4"
     ? a.range() === "loopback"
     : (a as ipaddr.IPv6).toNormalizedString() === "0:0:0:0:0:0:0:1";
+}
+
+/** The two classifications an address check needs. */
+export interface AddressClassifier {
+  /** See {@linkcode isGlobalUnicast}. */
+  isGlobalUnicast(ip: string): boolean;
+  /** True for 127.0.0.0/8 written as IPv4 and for ::1. */
+  isLoopback(ip: string): boolean;
+}
+
+/** Classifies every address afresh. */
+const CLASSIFY: AddressClassifier = { isGlobalUnicast, isLoopback };
+
+/** The most address texts whose classification is remembered (per kind); the memory is emptied beyond. */
+const MAX_REMEMBERED = 4_096;
+
+/**
+ * Classifications remembered per address text, by their owner (the webhook client of one event runtime):
+ * classifying is a pure function of the text, so the answers resolved on every attempt are classified once
+ * (parsing with ipaddr.js cost ~20 µs per attempt). Resolution itself is not remembered.
+ */
+export class AddressMemo implements AddressClassifier {
+  #global = new Map<string, boolean>();
+  #loopback = new Map<string, boolean>();
+
+  /** {@linkcode isGlobalUnicast}, remembered. */
+  isGlobalUnicast(ip: string): boolean {
+    return remembered(this.#global, ip, isGlobalUnicast);
+  }
+
+  /** Whether `ip` is a loopback address, remembered. */
+  isLoopback(ip: string): boolean {
+    return remembered(this.#loopback, ip, isLoopback);
+  }
+}
+
+function remembered(seen: Map<string, boolean>, ip: string, classify: (ip: string) => boolean): boolean {
+  const known = seen.get(ip);
+  if (known !== undefined) return known;
+  const answer = classify(ip);
+  if (seen.size >= MAX_REMEMBERED) seen.clear();
+  seen.set(ip, answer);
+  return answer;
 }
 
 /** The port a connection to `url` uses (443 when none is written). */
@@ -159,9 +176,9 @@ export function effectivePort(url: URL): number {
 }
 
 /** Whether one address may be connected to for `url` under `policy`. */
-function addressAllowed(ip: string, url: URL, policy: AddressPolicy): boolean {
-  if (isGlobalUnicast(ip)) return true;
-  return isLoopback(ip) && policy.loopbackPorts.has(effectivePort(url));
+function addressAllowed(ip: string, url: URL, policy: AddressPolicy, classify: AddressClassifier): boolean {
+  if (classify.isGlobalUnicast(ip)) return true;
+  return classify.isLoopback(ip) && policy.loopbackPorts.has(effectivePort(url));
 }
 
 /** The IP literal in a URL host (`[::1]` → `::1`, `127.0.0.1`), or null when the host is a name. */
@@ -199,16 +216,20 @@ async function resolveName(hostname: string, policy: AddressPolicy): Promise<str
 /**
  * Resolves the host of `url` (IP literals are taken as they are; names are resolved on every call, A then AAAA)
  * and accepts it only when EVERY address is global unicast, or loopback on a port in `policy.loopbackPorts`.
- * Returns the distinct addresses in resolution order; the caller must connect to one of these.
+ * Returns the distinct addresses in resolution order; the caller must connect to one of these. `classify` may
+ * remember classifications ({@linkcode AddressMemo}); by default every address is classified afresh.
  */
 export async function vetWebhookUrl(
   url: URL,
   policy: AddressPolicy,
+  classify: AddressClassifier = CLASSIFY,
 ): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: UrlRefusal }> {
   const literal = ipLiteral(url.hostname);
   const found = literal !== null ? [literal] : await resolveName(url.hostname, policy);
   const addresses = [...new Set(found)];
   if (addresses.length === 0) return { ok: false, reason: "unresolvable" };
-  if (!addresses.every((ip) => addressAllowed(ip, url, policy))) return { ok: false, reason: "not_public" };
+  if (!addresses.every((ip) => addressAllowed(ip, url, policy, classify))) {
+    return { ok: false, reason: "not_public" };
+  }
   return { ok: true, addresses };
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  type AddressClassifier,
+  AddressMemo,
   type AddressPolicy,
   isGlobalUnicast,
   parseWebhookUrl,
@@ -39,10 +41,11 @@ const strict: AddressPolicy = { loopbackPorts: new Set(), resolve: fakeResolve }
 async function judge(
   raw: unknown,
   policy: AddressPolicy = strict,
+  classify?: AddressClassifier,
 ): Promise<{ reason: UrlRefusal } | { addresses: string[] }> {
   const parsed = parseWebhookUrl(raw);
   if (!parsed.ok) return { reason: parsed.reason };
-  const vetted = await vetWebhookUrl(parsed.url, policy);
+  const vetted = await vetWebhookUrl(parsed.url, policy, classify);
   return vetted.ok ? { addresses: vetted.addresses } : { reason: vetted.reason };
 }
 
@@ -154,10 +157,13 @@ const OTHER_REFUSALS: [unknown, UrlRefusal][] = [
   ["https://nxdomain.example/", "unresolvable"],
 ];
 
-Deno.test("vetWebhookUrl refuses every non-public IP literal", async () => {
+Deno.test("vetWebhookUrl refuses every non-public IP literal, also when classifications are remembered", async () => {
   assert.ok(NOT_PUBLIC_LITERALS.length + OTHER_REFUSALS.length >= 60);
-  for (const raw of NOT_PUBLIC_LITERALS) {
-    assert.deepEqual(await judge(raw), { reason: "not_public" }, raw);
+  const memo = new AddressMemo();
+  for (const classify of [undefined, memo, memo]) {
+    for (const raw of NOT_PUBLIC_LITERALS) {
+      assert.deepEqual(await judge(raw, strict, classify), { reason: "not_public" }, raw);
+    }
   }
 });
 
@@ -203,11 +209,17 @@ Deno.test("a resolver that turns private between two calls is caught on the seco
 
 Deno.test("the loopback exception holds only for loopback on a listed port", async () => {
   const dev: AddressPolicy = { loopbackPorts: new Set([8443, 443]), resolve: fakeResolve };
-  assert.deepEqual(await judge("https://127.0.0.1:8443/hook", dev), { addresses: ["127.0.0.1"] });
-  assert.deepEqual(await judge("https://127.0.0.2/hook", dev), { addresses: ["127.0.0.2"] });
-  assert.deepEqual(await judge("https://[::1]:8443/", dev), { addresses: ["::1"] });
-  assert.deepEqual(await judge("https://localhost:8443/", dev), { addresses: ["127.0.0.1", "::1"] });
-  assert.deepEqual(await judge("https://loopback.example:8443/", dev), { addresses: ["127.0.0.1"] });
+  const memo = new AddressMemo();
+  for (const classify of [undefined, memo, memo]) await loopbackRules(dev, classify);
+});
+
+async function loopbackRules(dev: AddressPolicy, classify: AddressClassifier | undefined) {
+  const check = (raw: string, policy = dev) => judge(raw, policy, classify);
+  assert.deepEqual(await check("https://127.0.0.1:8443/hook", dev), { addresses: ["127.0.0.1"] });
+  assert.deepEqual(await check("https://127.0.0.2/hook", dev), { addresses: ["127.0.0.2"] });
+  assert.deepEqual(await check("https://[::1]:8443/", dev), { addresses: ["::1"] });
+  assert.deepEqual(await check("https://localhost:8443/", dev), { addresses: ["127.0.0.1", "::1"] });
+  assert.deepEqual(await check("https://loopback.example:8443/", dev), { addresses: ["127.0.0.1"] });
   // another port, another range, or loopback in disguise: still refused
   for (
     const raw of [
@@ -221,11 +233,11 @@ Deno.test("the loopback exception holds only for loopback on a listed port", asy
       "https://private.example:8443/",
     ]
   ) {
-    assert.deepEqual(await judge(raw, dev), { reason: "not_public" }, raw);
+    assert.deepEqual(await check(raw, dev), { reason: "not_public" }, raw);
   }
   // never by default
-  assert.deepEqual(await judge("https://127.0.0.1:8443/"), { reason: "not_public" });
-});
+  assert.deepEqual(await check("https://127.0.0.1:8443/", strict), { reason: "not_public" });
+}
 
 Deno.test("without a resolver, localhost names are loopback and never go to DNS", async () => {
   const system: AddressPolicy = { loopbackPorts: new Set([8443]) };
@@ -239,44 +251,49 @@ Deno.test("without a resolver, localhost names are loopback and never go to DNS"
   }
 });
 
-Deno.test("isGlobalUnicast agrees with the special-purpose registries on single addresses", () => {
+Deno.test("isGlobalUnicast agrees with the special-purpose registries on single addresses, remembered or not", () => {
+  const memo = new AddressMemo();
   for (
-    const ip of [
-      "1.1.1.1",
-      "93.184.215.14",
-      "2606:4700:4700::1111",
-      "2a00:1450:4001:80b::200e",
-      "::ffff:1.1.1.1",
+    const classify of [
+      isGlobalUnicast,
+      (ip: string) => memo.isGlobalUnicast(ip),
+      (ip: string) => memo.isGlobalUnicast(ip),
     ]
   ) {
-    assert.equal(isGlobalUnicast(ip), true, ip);
-  }
-  for (
-    const ip of [
-      "100.64.0.0",
-      "192.0.0.9",
-      "198.18.0.0",
-      "0.0.0.0",
-      "240.0.0.0",
-      "255.255.255.255",
-      "64:ff9b::101:101",
-      "2002:101:101::1",
-      "2001::101:101",
-      "2001:db8::1",
-      "fd00::1",
-      "fe80::1",
-      "ff00::1",
-      "::",
-      "::1",
-      "::1.1.1.1",
-      "1.1.1",
-      "01.1.1.1",
-      "fe80::1%eth0",
-      "[2606:4700:4700::1111]",
-      "",
-      "example.com",
-    ]
-  ) {
-    assert.equal(isGlobalUnicast(ip), false, ip);
+    for (const ip of GLOBAL) assert.equal(classify(ip), true, ip);
+    for (const ip of NOT_GLOBAL) assert.equal(classify(ip), false, ip);
   }
 });
+
+const GLOBAL = [
+  "1.1.1.1",
+  "93.184.215.14",
+  "2606:4700:4700::1111",
+  "2a00:1450:4001:80b::200e",
+  "::ffff:1.1.1.1",
+];
+
+const NOT_GLOBAL = [
+  "100.64.0.0",
+  "192.0.0.9",
+  "198.18.0.0",
+  "0.0.0.0",
+  "240.0.0.0",
+  "255.255.255.255",
+  "64:ff9b::101:101",
+  "2002:101:101::1",
+  "2001::101:101",
+  "2001:db8::1",
+  "fd00::1",
+  "fe80::1",
+  "ff00::1",
+  "::",
+  "::1",
+  "::1.1.1.1",
+  "1.1.1",
+  "01.1.1.1",
+  "fe80::1%eth0",
+  "[2606:4700:4700::1111]",
+  "",
+  "example.com",
+];

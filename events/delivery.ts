@@ -18,16 +18,15 @@ import {
   outboxPending,
   overdueDeliveries,
   recordAttempt,
-  recordAttempts,
   renewHolds,
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
 import type { AppDeps } from "../deps.ts";
 import { nowOf } from "../deps.ts";
+import type { EventBody } from "./delivery_state.ts";
 import type { PostOutcome } from "./http_client.ts";
 import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./runtime.ts";
-import { signatureHeader } from "./signing.ts";
 import { rightOfServer } from "./catalogue.ts";
 
 /** Largest event body sent (spec §8: 256 KiB). */
@@ -38,34 +37,6 @@ export const ROTATION_OVERLAP_MS = 15 * 60_000;
 
 /** Outbox rows per drain statement. */
 const DRAIN_BATCH = 100;
-/** Attempts in flight at once in this process. */
-const MAX_IN_FLIGHT = 64;
-
-/** Drained batches whose (already claimed) first attempts are being sent at once: later drains wait, so claimed
- * attempts never wait long for a slot. */
-const MAX_BATCHES = 4;
-
-/** A runner that lets at most `max` jobs run at once; the others wait in order. */
-function limiter(max: number): <T>(job: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (job) => {
-    if (running >= max) await new Promise<void>((r) => waiting.push(r));
-    else running++;
-    try {
-      return await job();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
-
-/** Runs an attempt's claim and POST when fewer than {@linkcode MAX_IN_FLIGHT} are running. */
-const limited = limiter(MAX_IN_FLIGHT);
-/** Runs a first-attempt batch when fewer than {@linkcode MAX_BATCHES} are being sent. */
-const batchLimited = limiter(MAX_BATCHES);
 /** A claimed attempt is held this long; a process that dies mid-attempt frees it afterwards. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 /** A claim older than this when its slot comes is renewed (and its access facts re-read) before sending. */
@@ -75,10 +46,11 @@ const FRESH_CLAIM_MS = 1_000;
  * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement holds up to
  * {@linkcode DRAIN_BATCH} events and returns their first attempts, and this sender sends them (no queue message in
  * between); each delivery row is written once, with its first attempt's outcome, and the events are then marked
- * dispatched. At most {@linkcode MAX_BATCHES} drained batches are being sent at once; resolves when everything it
- * drained was sent and recorded. Returns the number of first attempts.
+ * dispatched. A few drained batches are being sent at once (the runtime's `batchLimited`); resolves when
+ * everything it drained was sent and recorded. Returns the number of first attempts.
  */
 export async function drain(deps: AppDeps): Promise<number> {
+  const { batchLimited } = eventRuntimeOf(deps).delivery;
   const batches: Array<Promise<number>> = [];
   for (let more = true; more;) {
     const drained = Promise.withResolvers<boolean>();
@@ -169,7 +141,7 @@ export async function attempt(
   deliveryId: string,
   n: number,
 ): Promise<AttemptOutcome | undefined> {
-  const sent = await limited(async () => {
+  const sent = await eventRuntimeOf(deps).delivery.limited(async () => {
     const claimed = await claimAttempt(deps.db, deliveryId, n, leaseFrom(new Date()));
     return claimed ? await send(deps, claimed) : undefined;
   });
@@ -177,10 +149,11 @@ export async function attempt(
 }
 
 /**
- * Sends first attempts drained together as slots free up (at most {@linkcode MAX_IN_FLIGHT} POSTs at once;
- * recording happens outside the slot) and resolves when all were sent and recorded; `undefined` marks an attempt
- * not sent. An attempt that waited longer than {@linkcode FRESH_CLAIM_MS} for its slot renews the batch's hold
- * and reads its access facts afresh first; when the hold changed hands it is left to the sweep.
+ * Sends first attempts drained together as slots free up (the runtime's `limited`: a bounded number of POSTs at
+ * once; recording happens outside the slot), so their signatures are computed together, and resolves when all
+ * were sent and recorded; `undefined` marks an attempt not sent. An attempt that waited longer than
+ * {@linkcode FRESH_CLAIM_MS} for its slot renews the batch's hold and reads its access facts afresh first; when the
+ * hold changed hands it is left to the sweep.
  */
 async function sendClaimed(
   deps: AppDeps,
@@ -188,6 +161,7 @@ async function sendClaimed(
   hold: BatchHold,
 ): Promise<Array<AttemptOutcome | undefined>> {
   const claimedAt = Date.now();
+  const { limited } = eventRuntimeOf(deps).delivery;
   return await Promise.all(claimed.map(async (c) => {
     const sent = await limited(async () => {
       const waited = Date.now() - claimedAt > FRESH_CLAIM_MS;
@@ -225,7 +199,7 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
   const result = sent.result;
   const outcome = classify(result, n, deps.config.retryDelaysMs.length);
   const delay = outcome === "retry" ? retryDelay(deps.config.retryDelaysMs, n) : 0;
-  await recorderOf(deps.db).add({
+  await eventRuntimeOf(deps).delivery.recorder.add({
     deliveryId,
     attempt: n,
     startedAt,
@@ -250,53 +224,6 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
 /** The delivery row a first attempt writes when it is recorded (none for later attempts). */
 function createOf(c: ClaimedAttempt): AttemptRecord["create"] {
   return c.isNew ? { outboxId: c.outboxId, subscriptionId: c.subscriptionId } : undefined;
-}
-
-/** Records wait at most this long for companions before they are written. */
-const FLUSH_MS = 10;
-/** A batch of records is written at once when it reaches this size. */
-const FLUSH_AT = 100;
-
-/**
- * Collects attempt records and writes them in few statements ({@linkcode recordAttempts}: each log row with its
- * delivery's state); `add` resolves once its record committed. A failed batch is retried record by record.
- */
-class Recorder {
-  #db: Db;
-  #batch: { records: AttemptRecord[]; done: PromiseWithResolvers<void> } | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(db: Db) {
-    this.#db = db;
-  }
-
-  add(record: AttemptRecord): Promise<void> {
-    const batch = this.#batch ??= { records: [], done: Promise.withResolvers<void>() };
-    batch.records.push(record);
-    if (batch.records.length >= FLUSH_AT) this.#flush();
-    else this.#timer ??= setTimeout(() => this.#flush(), FLUSH_MS);
-    return batch.done.promise;
-  }
-
-  #flush(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const batch = this.#batch;
-    this.#batch = undefined;
-    if (!batch) return;
-    recordAttempts(this.#db, batch.records)
-      .catch(() => Promise.all(batch.records.map((r) => recordAttempt(this.#db, r))))
-      .then(() => batch.done.resolve(), batch.done.reject);
-  }
-}
-
-const recorders = new WeakMap<Db, Recorder>();
-
-/** The record batcher of database `db`. */
-function recorderOf(db: Db): Recorder {
-  let r = recorders.get(db);
-  if (!r) recorders.set(db, r = new Recorder(db));
-  return r;
 }
 
 /** Records a dropped attempt, revoking the subscription (and owing a `terminated` message) when access is gone. */
@@ -362,49 +289,29 @@ export async function signedPost(
   id: string,
   body: string,
 ): Promise<PostOutcome> {
+  const rt = eventRuntimeOf(deps);
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatureHeader(to.secrets, id, timestamp, body),
+    "webhook-signature": await rt.signer.header(to.secrets, id, timestamp, body),
     "x-mcp-subscription-id": to.subscriptionId,
   };
-  return await eventRuntimeOf(deps).client.post(urlOf(to.url), headers, body);
+  return await rt.client.post(rt.delivery.url(to.url), headers, body);
 }
 
-/**
- * Parsed subscription addresses (the client does not change them): parsing one per attempt was ~0.6 % of the
- * sending thread's profile samples in `bench:events`.
- */
-const urls = new Map<string, URL>();
-
-function urlOf(url: string): URL {
-  let parsed = urls.get(url);
-  if (!parsed) {
-    if (urls.size >= 10_000) urls.clear();
-    urls.set(url, parsed = new URL(url));
-  }
-  return parsed;
+/** The body of `c`'s event and whether it is over {@linkcode MAX_BODY_BYTES} (built once per event, see `body`). */
+function bodyOf(deps: AppDeps, c: ClaimedAttempt): EventBody {
+  return eventRuntimeOf(deps).delivery.body(c.eventData, c.eventId, () => {
+    const body = eventBody(c);
+    return { body, tooLarge: new TextEncoder().encode(body).length > MAX_BODY_BYTES };
+  });
 }
 
-/**
- * The body of each event sent lately and whether it is too large, by its data object: the attempts of one event
- * drained together share that object (one per event), so its body is built and measured once, not per subscription.
- */
-const bodies = new WeakMap<object, { eventId: string; body: string; tooLarge: boolean }>();
-
-function bodyOf(c: ClaimedAttempt): { body: string; tooLarge: boolean } {
-  const known = bodies.get(c.eventData);
-  if (known?.eventId === c.eventId) return known;
-  const body = eventBody(c);
-  const made = { eventId: c.eventId, body, tooLarge: new TextEncoder().encode(body).length > MAX_BODY_BYTES };
-  bodies.set(c.eventData, made);
-  return made;
-}
-
+/** Signs and POSTs attempt `c` (an event body over the limit fails without a request). */
 async function post(deps: AppDeps, c: ClaimedAttempt): Promise<PostOutcome> {
-  const { body, tooLarge } = bodyOf(c);
+  const { body, tooLarge } = bodyOf(deps, c);
   if (tooLarge) return { kind: "failure", errorClass: "network", durationMs: 0 };
   const secrets = await signingSecrets(deps, c);
   return await signedPost(deps, { url: c.url, subscriptionId: c.subscriptionId, secrets }, c.eventId, body);

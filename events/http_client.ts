@@ -5,8 +5,17 @@
  * host name (SNI and certificate). The request is plain HTTP/1.1 written by this module; connections are kept alive
  * per (host name, port, vetted IP) in a bounded pool. No redirects are followed, the whole attempt is bounded in
  * time, and at most `maxResponseBytes` of the answer are read. `post` never throws: every outcome is a value.
+ *
+ * Why not the platform's `fetch`: it resolves the host itself and cannot be told to connect to the address that
+ * was vetted while keeping the URL's host name for SNI and the certificate check (`Deno.createHttpClient` has no
+ * per-request address), so a DNS answer changed after the check could move the request (rebinding); and a
+ * request that timed out could be sent again by its connection pool, which we rule out only by owning the
+ * connection (docs/architecture.md §11.5).
+ *
+ * State: everything this client keeps (connection pool and each connection's reader, deadlines, remembered
+ * address classifications) belongs to the client object; an event runtime makes one client.
  */
-import { type AddressPolicy, effectivePort, type UrlRefusal, vetWebhookUrl } from "./address.ts";
+import { AddressMemo, type AddressPolicy, effectivePort, type UrlRefusal, vetWebhookUrl } from "./address.ts";
 
 /** The result of one POST attempt. */
 export type PostOutcome =
@@ -164,7 +173,19 @@ interface Slot {
 class ConnPool {
   #slots = new Map<string, Slot>();
   #open = new Set<Deno.TlsConn>();
+  /** The reader of each connection of this pool (dropped with the connection). */
+  #readers = new WeakMap<Deno.Conn, Incoming>();
   #pruned = 0;
+
+  /**
+   * The reader of `conn` (a connection of this pool), ready for the next response: one per connection, so its
+   * buffer is allocated once per connection, not once per request.
+   */
+  incomingOf(conn: Deno.Conn): Incoming {
+    let incoming = this.#readers.get(conn);
+    if (!incoming) this.#readers.set(conn, incoming = new Incoming(conn));
+    return incoming.next();
+  }
 
   /** A connection for `key`: a recent idle one (`reused`), else a new one from `open` (unless `fresh`). */
   async acquire(
@@ -364,9 +385,9 @@ async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
 }
 
 /**
- * Buffered reading of responses from a connection, one at a time: {@linkcode incomingOf} keeps one per connection,
- * so its buffer is allocated once per connection, not once per request (allocating it per request cost ~3 % of the
- * sending thread in `bench:events`).
+ * Buffered reading of responses from a connection, one at a time: {@linkcode ConnPool.incomingOf} keeps one per
+ * connection, so its buffer is allocated once per connection, not once per request (allocating it per request
+ * cost ~3 % of the sending thread in `bench:events`).
  */
 class Incoming {
   #conn: Deno.Conn;
@@ -432,15 +453,6 @@ class Incoming {
     this.#start += size;
     return out;
   }
-}
-
-const readers = new WeakMap<Deno.Conn, Incoming>();
-
-/** The reader of `conn`, ready for the next response. */
-function incomingOf(conn: Deno.Conn): Incoming {
-  let incoming = readers.get(conn);
-  if (!incoming) readers.set(conn, incoming = new Incoming(conn));
-  return incoming.next();
 }
 
 /** Where `text` (ASCII) starts in `buf[from, end)`, or -1. */
@@ -552,11 +564,11 @@ type Exchanged =
 /** Writes the request and reads the (capped) answer, skipping 1xx heads; closes `conn` when `deadline` passes. */
 async function exchange(
   conn: Deno.TlsConn,
+  incoming: Incoming,
   request: Uint8Array,
   maxBytes: number,
   deadline: Deadline,
 ): Promise<Exchanged> {
-  const incoming = incomingOf(conn);
   const off = deadline.onExpire(() => closeQuietly(conn));
   try {
     if (deadline.expired) throw new DOMException("aborted", "AbortError");
@@ -605,7 +617,7 @@ async function send(
   const open = () => openConn(target.ip, port, host, target.caCerts, deadline);
   for (let fresh = false;; fresh = true) {
     const got = await pool.acquire(key, open, deadline, fresh);
-    const out = await exchange(got.conn, request, maxBytes, deadline);
+    const out = await exchange(got.conn, pool.incomingOf(got.conn), request, maxBytes, deadline);
     if (!("error" in out)) {
       pool.release(got.slot, got.conn, out.reusable);
       return { status: out.status, body: out.body };
@@ -616,16 +628,22 @@ async function send(
   }
 }
 
+/** What one client keeps: its settings, its connections, its remembered address classifications. */
+interface ClientState {
+  opts: WebhookClientOptions;
+  pool: ConnPool;
+  addresses: AddressMemo;
+}
+
 /** The check, then the pinned request, under one deadline. */
 async function attemptPost(
-  opts: WebhookClientOptions,
-  pool: ConnPool,
+  { opts, pool, addresses }: ClientState,
   call: { url: URL; headers: Record<string, string>; body: string },
   deadline: Deadline,
   started: number,
 ): Promise<PostOutcome> {
   const durationMs = () => Math.round(performance.now() - started);
-  const vetted = await unlessExpired(vetWebhookUrl(call.url, opts.policy), deadline);
+  const vetted = await unlessExpired(vetWebhookUrl(call.url, opts.policy, addresses), deadline);
   if (vetted === null) return { kind: "failure", errorClass: "timeout", durationMs: durationMs() };
   if (!vetted.ok) return { kind: "refused", reason: vetted.reason, durationMs: durationMs() };
   const request = requestBytes(call.url, call.headers, opts.userAgent, call.body);
@@ -648,13 +666,14 @@ async function attemptPost(
 /** A webhook client: vetted, pinned, TLS-verified POSTs over a bounded keep-alive pool. */
 export function webhookClient(opts: WebhookClientOptions): WebhookClient {
   const pool = new ConnPool();
+  const state: ClientState = { opts, pool, addresses: new AddressMemo() };
   const deadlines = new Deadlines();
   return {
     async post(url, headers, body) {
       const started = performance.now();
       const deadline = deadlines.start(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
       try {
-        return await attemptPost(opts, pool, { url, headers, body }, deadline, started);
+        return await attemptPost(state, { url, headers, body }, deadline, started);
       } catch (err) {
         return {
           kind: "failure",

@@ -1,14 +1,18 @@
 /**
- * The event machinery of one process (docs/architecture.md, "How an event travels"): the secret box, the address
- * policy, the SSRF-safe webhook client, and the wake-ups of the job queue that drain the outbox and send owed
- * `terminated` messages. The queue's listener is started by the composition (`background.ts`).
+ * The event machinery of one app (docs/architecture.md, "How an event travels"): the secret box, the signer,
+ * the address policy, the SSRF-safe webhook client, the delivery loop's state, and the wake-ups of the job
+ * queue that drain the outbox and send owed `terminated` messages. The queue's listener is started by the
+ * composition (`background.ts`). Everything the event modules keep between calls lives in these objects,
+ * created once per app (`createApp`), so two apps in one process (tests) share none of it.
  */
 import type { Config } from "../config.ts";
+import type { Db } from "../db/connection.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../log.ts";
 import { type AddressPolicy } from "./address.ts";
+import { DeliveryState } from "./delivery_state.ts";
 import { type WebhookClient, webhookClient } from "./http_client.ts";
-import { type SecretBox, secretBox } from "./signing.ts";
+import { type SecretBox, secretBox, WebhookSigner } from "./signing.ts";
 
 /** The `user-agent` of every webhook POST (spec §6.3: ends in `-mcp-events`). */
 export const WEBHOOK_USER_AGENT = "immobilienkatalog-mcp-events";
@@ -20,10 +24,14 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 export interface EventRuntime {
   /** Encrypts webhook secrets at rest; undefined when events are not configured (no AUTH_SECRET or EVENTS=off). */
   box: SecretBox | undefined;
+  /** Signs webhook messages (keeps each secret's imported HMAC key). */
+  signer: WebhookSigner;
   /** The address rules (loopback only on the ports a test/dev setting names). */
   policy: AddressPolicy;
   /** The SSRF-safe client every webhook POST goes through. */
   client: WebhookClient;
+  /** The delivery loop's limits, record batcher and memos. */
+  delivery: DeliveryState;
   /** The job queue the delivery's wake-ups and retries go through. */
   jobs: JobQueue;
   /** Asks for an outbox drain (call after a transaction that recorded events committed). */
@@ -32,15 +40,20 @@ export interface EventRuntime {
   kickTerminations(): void;
 }
 
-/** Builds the runtime of `deps` over the process's job queue (it wakes nothing until the queue listens). */
-export function createEventRuntime(deps: { config: Config; log: Logger }, jobs: JobQueue): EventRuntime {
+/** Builds the runtime of `deps` over the app's job queue (it wakes nothing until the queue listens). */
+export function createEventRuntime(
+  deps: { config: Config; log: Logger; db: Db },
+  jobs: JobQueue,
+): EventRuntime {
   const { config } = deps;
   const caCerts = config.webhookCaFile ? [Deno.readTextFileSync(config.webhookCaFile)] : undefined;
   const policy: AddressPolicy = { loopbackPorts: config.webhookLoopbackPorts };
   return {
     box: config.events && config.authSecret ? secretBox(config.authSecret) : undefined,
+    signer: new WebhookSigner(),
     policy,
     client: webhookClient({ policy, caCerts, timeoutMs: ATTEMPT_TIMEOUT_MS, userAgent: WEBHOOK_USER_AGENT }),
+    delivery: new DeliveryState(deps.db),
     jobs,
     kick: () => jobs.kickDrain(),
     kickTerminations: () => void jobs.enqueue({ t: "terminate" }),

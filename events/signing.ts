@@ -1,9 +1,12 @@
 /**
  * Webhook secrets and signatures (spec §6.3 rule 1, Standard Webhooks): `whsec_` + standard Base64 of 24–64
- * bytes; `v1,` + Base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)). Secrets are stored encrypted with
- * AES-256-GCM under a key derived (HKDF-SHA256) from AUTH_SECRET, never in clear.
+ * bytes; `v1,` + Base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)), computed by Web Crypto
+ * (`crypto.ts`). Secrets are stored encrypted with AES-256-GCM under a key derived (HKDF-SHA256) from
+ * AUTH_SECRET, never in clear. The imported HMAC keys and the opened secrets are kept by the
+ * {@linkcode WebhookSigner} and the {@linkcode SecretBox} of one event runtime (`events/runtime.ts`), never
+ * by this module.
  */
-import { type HmacKey, hmacKey, hmacSha256 } from "./hmac_sha256.ts";
+import { base64, type Bytes, fromBase64, HmacKeys, utf8 } from "../crypto.ts";
 
 /** Prefix of a webhook secret. */
 export const SECRET_PREFIX = "whsec_";
@@ -11,56 +14,43 @@ export const SECRET_PREFIX = "whsec_";
 const STANDARD_B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The key bytes of a valid secret (`whsec_` + standard Base64 of 24–64 bytes), or undefined. */
-export function parseSecret(secret: unknown): Uint8Array<ArrayBuffer> | undefined {
+export function parseSecret(secret: unknown): Bytes | undefined {
   if (typeof secret !== "string" || !secret.startsWith(SECRET_PREFIX) || secret.length > 200) {
     return undefined;
   }
   const b64 = secret.slice(SECRET_PREFIX.length);
   if (b64.length === 0 || !STANDARD_B64.test(b64)) return undefined;
-  const bin = atob(b64);
-  if (bin.length < 24 || bin.length > 64) return undefined;
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const bytes = fromBase64(b64);
+  return bytes.length < 24 || bytes.length > 64 ? undefined : bytes;
 }
 
-/** Standard Base64 of `bytes`. */
-export function base64(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
+/** The key bytes of `secret`; throws for a secret that is not `whsec_` + Base64 of 24–64 bytes. */
+function keyBytes(secret: string): Bytes {
+  const bytes = parseSecret(secret);
+  if (!bytes) throw new Error("invalid webhook secret");
+  return bytes;
 }
 
-/** Caches prepared HMAC keys by secret (a handful per subscription at most). */
-const hmacKeys = new Map<string, HmacKey>();
+/** Signs webhook messages; keeps each secret's imported HMAC key (one signer per event runtime). */
+export class WebhookSigner {
+  #keys = new HmacKeys(keyBytes);
 
-function keyOf(secret: string): HmacKey {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    const bytes = parseSecret(secret);
-    if (!bytes) throw new Error("invalid webhook secret");
-    key = hmacKey(bytes);
-    if (hmacKeys.size > 10_000) hmacKeys.clear();
-    hmacKeys.set(secret, key);
+  /**
+   * One `v1,<base64>` signature of (`id`, `timestamp`, `body`) with `secret`. Rejects for a secret that is
+   * not `whsec_` + Base64 of 24–64 bytes.
+   */
+  async signature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
+    return `v1,${base64(await this.#keys.sign(secret, `${id}.${timestamp}.${body}`))}`;
   }
-  return key;
-}
 
-/**
- * One `v1,<base64>` signature of (`id`, `timestamp`, `body`) with `secret`: HMAC-SHA256 computed in
- * `events/hmac_sha256.ts` (synchronous, same bytes as Web Crypto, a third of its cost per signature). Throws for
- * a secret that is not `whsec_` + Base64 of 24–64 bytes.
- */
-export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  return `v1,${base64(hmacSha256(keyOf(secret), `${id}.${timestamp}.${body}`))}`;
-}
-
-/** The `webhook-signature` header value: one signature per secret, separated by a space (rotation: two). */
-export function signatureHeader(
-  secrets: readonly string[],
-  id: string,
-  timestamp: number,
-  body: string,
-): string {
-  return secrets.map((s) => signature(s, id, timestamp, body)).join(" ");
+  /**
+   * The `webhook-signature` header value: one signature per secret (rotation: two), computed together,
+   * separated by a space.
+   */
+  async header(secrets: readonly string[], id: string, timestamp: number, body: string): Promise<string> {
+    if (secrets.length === 1) return await this.signature(secrets[0]!, id, timestamp, body);
+    return (await Promise.all(secrets.map((s) => this.signature(s, id, timestamp, body)))).join(" ");
+  }
 }
 
 /** Encrypts and decrypts webhook secrets at rest. */
@@ -71,34 +61,29 @@ export interface SecretBox {
   open(sealed: string): Promise<string>;
 }
 
-/** A {@linkcode SecretBox} whose AES-256-GCM key is derived from `authSecret`. */
+/** The AES-256-GCM key derived (HKDF-SHA256) from `authSecret`. */
+async function boxKey(authSecret: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", utf8(authSecret), "HKDF", false, ["deriveKey"]);
+  return await crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: utf8("immo-webhook-secrets"), info: utf8("v1") },
+    base,
+    { name: "AES-GCM", length: 256 },
+    false,
+    ["encrypt", "decrypt"],
+  );
+}
+
+/**
+ * A {@linkcode SecretBox} whose AES-256-GCM key is derived from `authSecret`. It keeps the secrets it opened
+ * (at most 10 000; all are forgotten beyond), so an attempt does not decrypt its subscription's secret again.
+ */
 export function secretBox(authSecret: string): SecretBox {
-  const key = (async () => {
-    const base = await crypto.subtle.importKey("raw", new TextEncoder().encode(authSecret), "HKDF", false, [
-      "deriveKey",
-    ]);
-    return await crypto.subtle.deriveKey(
-      {
-        name: "HKDF",
-        hash: "SHA-256",
-        salt: new TextEncoder().encode("immo-webhook-secrets"),
-        info: new TextEncoder().encode("v1"),
-      },
-      base,
-      { name: "AES-GCM", length: 256 },
-      false,
-      ["encrypt", "decrypt"],
-    );
-  })();
+  const key = boxKey(authSecret);
   const opened = new Map<string, string>();
   return {
     async seal(plain) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
-      const ct = await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv },
-        await key,
-        new TextEncoder().encode(plain),
-      );
+      const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await key, utf8(plain));
       const out = new Uint8Array(12 + ct.byteLength);
       out.set(iv);
       out.set(new Uint8Array(ct), 12);
@@ -107,7 +92,7 @@ export function secretBox(authSecret: string): SecretBox {
     async open(sealed) {
       const hit = opened.get(sealed);
       if (hit !== undefined) return hit;
-      const bytes = Uint8Array.from(atob(sealed), (c) => c.charCodeAt(0));
+      const bytes = fromBase64(sealed);
       const pt = await crypto.subtle.decrypt(
         { name: "AES-GCM", iv: bytes.slice(0, 12) },
         await key,

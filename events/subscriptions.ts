@@ -6,7 +6,6 @@
 import { z } from "zod";
 import type { Right } from "../auth/principal.ts";
 import type { Principal } from "../auth/principal.ts";
-import { timingSafeEqual } from "../auth/api_keys.ts";
 import {
   countLive,
   endSubscriptions,
@@ -29,6 +28,7 @@ import { EventCallError } from "../errors.ts";
 import type { AppDeps } from "../deps.ts";
 import { nowOf } from "../deps.ts";
 import { truncate } from "../text.ts";
+import { base64, timingSafeEqual } from "../crypto.ts";
 import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
 import {
   EVENT_DATA,
@@ -42,7 +42,7 @@ import {
 } from "./catalogue.ts";
 import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
 import { eventRuntimeOf } from "./runtime.ts";
-import { base64, parseSecret } from "./signing.ts";
+import { parseSecret } from "./signing.ts";
 
 /** At most this many live subscriptions per person and app (spec §6.2). */
 export const MAX_SUBSCRIPTIONS = 50;
@@ -67,6 +67,10 @@ export interface EventDescriptor {
   payloadSchema: Record<string, unknown>;
 }
 
+/**
+ * The events/list entries of each server, built on first use. A static memo of constant data (the catalogue's
+ * schemas never change in a process), so it may stay at module level: it is the same for every app.
+ */
 const descriptors = new Map<EventServer, EventDescriptor[]>();
 
 /** events/list: the events of the caller's server, with JSON Schemas generated from the code's zod schemas. */

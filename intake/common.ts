@@ -2,7 +2,7 @@
  * What both inbound intake endpoints share: the shared-secret check, SHA-256 message keys, text clean-up and the
  * refusal reasons of an enquiry that could not be created.
  */
-import { timingSafeEqual } from "../auth/api_keys.ts";
+import { secretMatches } from "../crypto.ts";
 import { AppError } from "../errors.ts";
 import { MESSAGE_MAX, NAME_MAX } from "../inquiries/inquiries.ts";
 import { truncate } from "../text.ts";
@@ -22,9 +22,7 @@ export async function intakeSecretMatches(
   expected: string,
   given: string | undefined | null,
 ): Promise<boolean> {
-  if (!given) return false;
-  const [a, b] = await Promise.all([sha256Hex(expected), sha256Hex(given)]);
-  return timingSafeEqual(a, b);
+  return !!given && await secretMatches(expected, given);
 }
 
 /** A message id as stored: NULs removed, trimmed; over {@linkcode MESSAGE_ID_MAX} it becomes `sha256:<hex>`. */

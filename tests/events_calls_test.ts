@@ -20,7 +20,7 @@ import { EventCallError } from "../errors.ts";
 import { EVENT_DATA, EVENT_FILTERS, EVENT_SERVER, type EventName, eventsOf } from "../events/catalogue.ts";
 import { ROTATION_OVERLAP_MS } from "../events/delivery.ts";
 import { createEventRuntime, eventRuntimeOf } from "../events/runtime.ts";
-import { base64 } from "../events/signing.ts";
+import { base64 } from "../crypto.ts";
 import { listEvents, MAX_SUBSCRIPTIONS, subscribe, unsubscribe } from "../events/subscriptions.ts";
 import type { AppDeps } from "../deps.ts";
 import {

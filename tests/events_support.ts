@@ -6,7 +6,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { startJobs } from "../background.ts";
-import { base64 } from "../events/signing.ts";
+import { base64 } from "../crypto.ts";
 import { type OAuthWorld, oauthWorld, register, tokensFor } from "./oauth_support.ts";
 import { type Receiver, type ReceiverOptions, startReceiver, testCa } from "./webhook_receiver.ts";
 
