@@ -3,7 +3,7 @@
  * `events/unsubscribe`, and `events/poll` / `events/stream` (always -32014). A thin adapter: the domain lives in
  * `events/subscriptions.ts`; an {@linkcode EventCallError} becomes a JSON-RPC error with its code and `data`.
  */
-import { type McpServer, ProtocolError, type ServerCapabilities } from "@modelcontextprotocol/server";
+import { ProtocolError, type Server, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { EventCallError } from "../errors.ts";
 import { listEvents, subscribe, unsubscribe, unsupportedMode } from "../events/subscriptions.ts";
@@ -19,9 +19,8 @@ export const EVENTS_CAPABILITY = { events: { listChanged: false } } as unknown a
 // Params are checked by the domain (so each failure gets the spec's code and data), not by the SDK.
 const anyParams = z.looseObject({});
 
-/** Registers the event methods on `server` (a fresh per-request server). */
-export function registerEventMethods(server: McpServer, deps: AppDeps): void {
-  const s = server.server;
+/** Registers the event methods on `s` (a fresh per-request server). */
+export function registerEventMethods(s: Server, deps: AppDeps): void {
   s.setRequestHandler(
     "events/list",
     { params: anyParams },

@@ -1,9 +1,15 @@
 /**
  * The two MCP servers of spec §1: the provider server (`immobilien-anbieter`, right `lesen`) and the seeker server
- * (`immobilien-suche`, right `suchen`). Each factory builds a fresh server per request (stateless serving).
+ * (`immobilien-suche`, right `suchen`). What each serves is built once ({@linkcode Surface}); every request gets a
+ * fresh low-level SDK `Server` (stateless serving) with our own `tools/list` and `tools/call` handlers reading from
+ * that surface, so nothing is registered or converted per request.
  */
-import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
-import type { DirectServer, ServerIdentity } from "./direct_call.ts";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/server";
 import type { Right } from "../auth/principal.ts";
 import type { AppDeps } from "../deps.ts";
 import { registerGetProperty } from "./tools/get_property.ts";
@@ -15,11 +21,17 @@ import { registerDocumentTools } from "./tools/documents.ts";
 import { registerProposalTools } from "./tools/proposals.ts";
 import { registerSocialTools } from "./tools/social.ts";
 import { registerOpenImmoTools } from "./tools/openimmo.ts";
-import { codedError } from "./tools/tool_error.ts";
-import { registerDeclared, ToolSet } from "./tools/define.ts";
+import { answerToolCall, type DeclaredTool, listingOf, outputSchemaOf, ToolSet } from "./tools/define.ts";
 import { EVENTS_CAPABILITY, registerEventMethods } from "./events_methods.ts";
 import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
-import { truncate } from "../text.ts";
+import { principalOf, requestIdOf } from "./context.ts";
+
+/** What a server reports about itself (`serverInfo`). */
+export interface ServerIdentity {
+  name: string;
+  title: string;
+  version: string;
+}
 
 /** Version reported in `serverInfo` (the service's interface version, spec §9). */
 export const MCP_SERVER_VERSION = "2026.09";
@@ -102,81 +114,48 @@ export function seekerTools(deps: AppDeps): ToolSet {
   return tools;
 }
 
+/** One MCP server as served, built once: what it reports about itself, its instructions and its tools by name. */
+export interface Surface {
+  identity: ServerIdentity;
+  instructions: string;
+  tools: ReadonlyMap<string, DeclaredTool>;
+}
+
+/** The surface of the server for callers holding `right`. */
+export function surfaceFor(deps: AppDeps, right: Right): Surface {
+  return surfaceOf(right, right === "lesen" ? providerTools(deps) : seekerTools(deps));
+}
+
+/** The identity and instructions of the server for `right` with the tools of `tools`. */
+export function surfaceOf(right: Right, tools: ToolSet): Surface {
+  const provider = right === "lesen";
+  return {
+    identity: provider ? PROVIDER_SERVER_INFO : SEEKER_SERVER_INFO,
+    instructions: provider ? PROVIDER_INSTRUCTIONS : SEEKER_INSTRUCTIONS,
+    tools: new Map(tools.tools.map((t) => [t.spec.name, t])),
+  };
+}
+
+/** What both servers advertise: the event methods, and tools (listed as `McpServer` would advertise them). */
+const CAPABILITIES: ServerCapabilities = { ...EVENTS_CAPABILITY, tools: { listChanged: true } };
+
 /**
- * A fresh provider server (tools for principals with right `lesen`). With `calledTool` (the request is a single
- * `tools/call` of a tool in the set) only that tool is registered: nothing else of the server takes part in the
- * call, and registering every tool per request cost more than the call itself.
+ * A fresh server for one request: the SDK's low-level `Server` with `tools/list` (each tool's entry built once),
+ * `tools/call` ({@linkcode answerToolCall}, projected through the server's wire codec as the SDK asks of
+ * low-level handlers; an unknown tool is a JSON-RPC `-32602` as with `McpServer`) and the event methods.
  */
-export function createProviderServer(
-  deps: AppDeps,
-  tools: ToolSet = providerTools(deps),
-  calledTool?: string,
-): McpServer {
-  const server = new McpServer(
-    { ...PROVIDER_SERVER_INFO },
-    { instructions: PROVIDER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
-  );
-  return withTools(server, tools, deps, calledTool);
-}
-
-/** A fresh seeker server (tools for principals with right `suchen`); `calledTool` as for the provider server. */
-export function createSeekerServer(
-  deps: AppDeps,
-  tools: ToolSet = seekerTools(deps),
-  calledTool?: string,
-): McpServer {
-  const server = new McpServer(
-    { ...SEEKER_SERVER_INFO },
-    { instructions: SEEKER_INSTRUCTIONS, capabilities: EVENTS_CAPABILITY },
-  );
-  return withTools(server, tools, deps, calledTool);
-}
-
-function withTools(server: McpServer, tools: ToolSet, deps: AppDeps, calledTool?: string): McpServer {
-  codedToolErrors(server);
-  const only = calledTool === undefined ? undefined : tools.tools.find((t) => t.spec.name === calledTool);
-  if (only) {
-    registerDeclared(server, only);
-    return server;
-  }
-  for (const tool of tools.tools) registerDeclared(server, tool);
+export function createServer(surface: Surface, deps: AppDeps): Server {
+  const server = new Server({ ...surface.identity }, {
+    instructions: surface.instructions,
+    capabilities: CAPABILITIES,
+  });
+  server.setRequestHandler("tools/list", () => ({ tools: [...surface.tools.values()].map(listingOf) }));
+  server.setRequestHandler("tools/call", async ({ params }, ctx) => {
+    const tool = surface.tools.get(params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
+    const result = await answerToolCall(tool, params.arguments, principalOf(ctx), requestIdOf(ctx));
+    return server.projectCallToolResult(result, outputSchemaOf(tool));
+  });
   registerEventMethods(server, deps);
   return server;
-}
-
-/**
- * Makes the SDK's own tool errors (arguments that fail the input schema, an unknown tool) carry a snake_case code
- * like every domain error: `{"error": "invalid_arguments"}` plus the validation message as a hint.
- */
-function codedToolErrors(server: McpServer): void {
-  // A private method in the SDK's types; it is the one place every SDK-side tool failure passes through.
-  (server as unknown as { createToolError: (message: string) => unknown }).createToolError = toolFailure;
-}
-
-/** The tool result for a failure the SDK words as `message` (see {@linkcode codedToolErrors}). */
-export function toolFailure(message: string): CallToolResult {
-  return codedError(
-    /Invalid arguments|Input validation/i.test(message) ? "invalid_arguments" : "internal_error",
-    truncate(message, 2000),
-  );
-}
-
-/** How a server of `right` answers, built once: its per-request SDK server and its direct tool calls. */
-export interface Serving {
-  /** A fresh SDK server; pass the name of the tool when the request is a single `tools/call`. */
-  make: (calledTool?: string) => McpServer;
-  /** The same tools for {@linkcode directToolCall}. */
-  direct: DirectServer;
-}
-
-/** The serving of callers holding `right`. */
-export function servingFor(deps: AppDeps, right: Right): Serving {
-  const provider = right === "lesen";
-  const tools = provider ? providerTools(deps) : seekerTools(deps);
-  const make = provider
-    ? (calledTool?: string) => createProviderServer(deps, tools, calledTool)
-    : (calledTool?: string) => createSeekerServer(deps, tools, calledTool);
-  const byName = new Map(tools.tools.map((t) => [t.spec.name, t]));
-  const identity = provider ? PROVIDER_SERVER_INFO : SEEKER_SERVER_INFO;
-  return { make, direct: { identity, tools: byName, toolFailure } };
 }

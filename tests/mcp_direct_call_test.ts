@@ -1,8 +1,9 @@
 /**
  * The direct answer to plain 2026-07-28 `tools/call` requests (mcp/direct_call.ts) against the SDK's own answer:
  * the same requests go to `directToolCall` and to the SDK handler the endpoint uses, and the two responses must be
- * identical to the byte (status, media type, body). Requests outside the plain shape are left to the SDK with
- * nothing run, and what the real modern client sends is in the plain shape.
+ * identical to the byte (status, media type, body), for results, domain errors and arguments failing the input
+ * schema. Requests outside the plain shape are left to the SDK with nothing run, and what the real modern client
+ * sends is in the plain shape.
  */
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -11,15 +12,9 @@ import { z } from "zod";
 import { apiKeyPrincipal } from "../auth/api_keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { seedSample } from "../catalogue/seed.ts";
-import { authInfoOf, calledToolOf } from "../mcp/context.ts";
-import { DIRECT_REVISION, type DirectServer, directToolCall } from "../mcp/direct_call.ts";
-import {
-  createSeekerServer,
-  SEEKER_SERVER_INFO,
-  type Serving,
-  servingFor,
-  toolFailure,
-} from "../mcp/servers.ts";
+import { authInfoOf } from "../mcp/context.ts";
+import { DIRECT_REVISION, directToolCall } from "../mcp/direct_call.ts";
+import { createServer, SEEKER_SERVER_INFO, type Surface, surfaceFor, surfaceOf } from "../mcp/servers.ts";
 import { addTool, READ_ONLY, ToolSet } from "../mcp/tools/define.ts";
 import { toolCall } from "../bench/mcp.ts";
 import { mcpWorld } from "./mcp_helpers.ts";
@@ -29,8 +24,8 @@ await seedSample(w.tdb.db, { count: 30, seed: 3 });
 const deps = w.t.deps;
 const seeker = await principal(w.seeker.key);
 const provider = await principal(w.provider.key);
-const seekerServing = servingFor(deps, "suchen");
-const providerServing = servingFor(deps, "lesen");
+const seekerSurface = surfaceFor(deps, "suchen");
+const providerSurface = surfaceFor(deps, "lesen");
 
 async function principal(key: string): Promise<Principal> {
   const found = await apiKeyPrincipal(deps.db, key);
@@ -38,8 +33,14 @@ async function principal(key: string): Promise<Principal> {
   return found.principal;
 }
 
-function sdkHandler(serving: Serving): McpHttpHandler {
-  return createMcpHandler((ctx) => serving.make(calledToolOf(ctx.authInfo)), { legacy: "stateless" });
+/** Both ways of answering on one surface: the direct path and the SDK handler the endpoint uses. */
+interface Side {
+  surface: Surface;
+  sdk: McpHttpHandler;
+}
+
+function side(surface: Surface): Side {
+  return { surface, sdk: createMcpHandler(() => createServer(surface, deps), { legacy: "stateless" }) };
 }
 
 /** A plain modern tools/call, as the v2 client sends it. */
@@ -71,30 +72,33 @@ async function answer(res: Response): Promise<Answer> {
 
 /** Both answers to `body`; the direct one must exist. */
 async function bothAnswers(
-  serving: { direct: DirectServer; sdk: McpHttpHandler },
+  side: Side,
   who: Principal,
   body: Record<string, unknown>,
 ): Promise<{ direct: Answer; sdk: Answer }> {
   const headers = headersFor(body);
-  const direct = await directToolCall(serving.direct, headers, body, who);
+  const direct = await directToolCall(side.surface, headers, body, who);
   assert.ok(direct, "the plain call is answered directly");
-  const name = (body.params as { name: string }).name;
   const request = new Request(w.url, { method: "POST", headers });
-  const sdk = await serving.sdk.fetch(request, { authInfo: authInfoOf(who, name), parsedBody: body });
+  const sdk = await side.sdk.fetch(request, { authInfo: authInfoOf(who, "req-1"), parsedBody: body });
   return { direct: await answer(direct), sdk: await answer(sdk) };
 }
 
-const seekerSide = { direct: seekerServing.direct, sdk: sdkHandler(seekerServing) };
-const providerSide = { direct: providerServing.direct, sdk: sdkHandler(providerServing) };
+const seekerSide = side(seekerSurface);
+const providerSide = side(providerSurface);
 
 Deno.test("direct tools/call: the same bytes as the SDK for results and domain errors", async (t) => {
-  const cases: Array<[string, typeof seekerSide, Principal, Record<string, unknown>]> = [
+  const cases: Array<[string, Side, Principal, Record<string, unknown>]> = [
     ["seeker get_property", seekerSide, seeker, call("get_property", { id: w.listingId })],
     ["seeker get_property, string id", seekerSide, seeker, call("get_property", { id: w.listingId }, "a-b")],
     ["seeker get_property unknown", seekerSide, seeker, call("get_property", { id: crypto.randomUUID() })],
     ["seeker get_property not a uuid", seekerSide, seeker, call("get_property", { id: "nope" })],
     ["seeker search", seekerSide, seeker, call("search_properties", { city: "Leipzig", page_size: 5 })],
     ["seeker search, no arguments", seekerSide, seeker, call("search_properties", undefined)],
+    ["seeker get_property, no arguments", seekerSide, seeker, call("get_property", undefined)],
+    ["seeker get_property, id a number", seekerSide, seeker, call("get_property", { id: 5 })],
+    ["seeker get_property, NUL in id", seekerSide, seeker, call("get_property", { id: "a\u0000" })],
+    ["seeker search, page_size a word", seekerSide, seeker, call("search_properties", { page_size: "x" })],
     [
       "seeker search min > max",
       seekerSide,
@@ -121,10 +125,15 @@ Deno.test("direct tools/call: the same bytes as the SDK for results and domain e
   const missing = JSON.parse((await bothAnswers(seekerSide, seeker, cases[2]![3])).direct.text);
   assert.equal(missing.result.isError, true);
   assert.equal(missing.result.content[0].text, JSON.stringify({ error: "not_found" }));
+  const invalid = JSON.parse(
+    (await bothAnswers(seekerSide, seeker, call("get_property", { id: 5 }))).direct.text,
+  );
+  assert.equal(invalid.result.content[0].text, JSON.stringify({ error: "invalid_arguments" }));
+  assert.match(invalid.result.content[1].text, /Invalid arguments for tool get_property: id: /);
 });
 
 /** A seeker tool set with one tool whose answers can be set, and a count of its runs. */
-function probeServing(data: () => Record<string, unknown>): { side: typeof seekerSide; runs: () => number } {
+function probeServing(data: () => Record<string, unknown>): { side: Side; runs: () => number } {
   let runs = 0;
   const tools = new ToolSet();
   addTool(tools, deps, {
@@ -138,15 +147,7 @@ function probeServing(data: () => Record<string, unknown>): { side: typeof seeke
     runs++;
     return Promise.resolve({ data: data() as { n: number; word: string }, text: "probe" });
   });
-  const direct: DirectServer = {
-    identity: SEEKER_SERVER_INFO,
-    tools: new Map(tools.tools.map((tool) => [tool.spec.name, tool])),
-    toolFailure,
-  };
-  const sdk = createMcpHandler((ctx) => createSeekerServer(deps, tools, calledToolOf(ctx.authInfo)), {
-    legacy: "stateless",
-  });
-  return { side: { direct, sdk }, runs: () => runs };
+  return { side: side(surfaceOf("suchen", tools)), runs: () => runs };
 }
 
 Deno.test("direct tools/call: structured content that fails the output schema is worded as the SDK words it", async () => {
@@ -169,8 +170,6 @@ Deno.test("direct tools/call: anything outside the plain shape is left to the SD
   const params = plain.params as Record<string, unknown>;
   const meta = params._meta as Record<string, unknown>;
   const variants: Array<[string, Record<string, unknown>, Record<string, string>?]> = [
-    ["arguments failing the input schema", call("probe", { n: "1" })],
-    ["no arguments where some are required", call("probe", undefined)],
     ["an unknown tool", call("nope", {})],
     ["another method", { ...plain, method: "tools/list" }],
     ["a notification (no id)", { jsonrpc: "2.0", method: "tools/call", params }],
@@ -196,16 +195,16 @@ Deno.test("direct tools/call: anything outside the plain shape is left to the SD
     ["an Mcp-Method header naming another method", plain, { "mcp-method": "tools/list" }],
   ];
   for (const [label, body, extra] of variants) {
-    const res = await directToolCall(probe.side.direct, headersFor(body, extra), body, seeker);
+    const res = await directToolCall(probe.side.surface, headersFor(body, extra), body, seeker);
     assert.equal(res, undefined, label);
   }
   assert.equal(
-    await directToolCall(probe.side.direct, headersFor(plain), [plain], seeker),
+    await directToolCall(probe.side.surface, headersFor(plain), [plain], seeker),
     undefined,
     "a batch",
   );
   assert.equal(probe.runs(), 0);
-  assert.ok(await directToolCall(probe.side.direct, headersFor(plain), plain, seeker));
+  assert.ok(await directToolCall(probe.side.surface, headersFor(plain), plain, seeker));
   assert.equal(probe.runs(), 1);
 });
 
@@ -237,10 +236,34 @@ Deno.test("direct tools/call: the real 2026-07-28 client's calls are in the plai
   }
   assert.equal(posted.length, 2);
   for (const { headers, body } of posted) {
-    const res = await directToolCall(seekerServing.direct, headers, body, seeker);
+    const res = await directToolCall(seekerSurface, headers, body, seeker);
     assert.ok(res, `answered directly: ${JSON.stringify(body)}`);
     assert.equal(res.status, 200);
     await res.body?.cancel();
+  }
+});
+
+/** The TypeScript files under `dir`, recursively. */
+async function sourceFiles(dir: URL): Promise<URL[]> {
+  const found: URL[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+    if (entry.isDirectory) found.push(...await sourceFiles(url));
+    else if (entry.name.endsWith(".ts")) found.push(url);
+  }
+  return found;
+}
+
+Deno.test("the MCP adapter uses the SDK's public API: no private members, no objects cast to a Request", async () => {
+  const forbidden = [
+    /\._[A-Za-z]/, // the SDK's underscore members (_registeredTools, _toolInputSchemaJson, …)
+    /\b(setToolRequestHandlers|toolInputSchemaJson|createToolError|validateToolInput|resolveScopeChallenge)\b/,
+    /\bas Request\b/,
+  ];
+  for (const file of await sourceFiles(new URL("../mcp/", import.meta.url))) {
+    const lines = (await Deno.readTextFile(file)).split("\n");
+    const hits = lines.filter((line) => forbidden.some((f) => f.test(line)));
+    assert.deepEqual(hits, [], file.pathname);
   }
 });
 

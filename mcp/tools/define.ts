@@ -2,15 +2,23 @@
  * One way to declare an MCP tool: name, texts, zod input and output schemas, annotations, and a handler that gets
  * the parsed arguments and the authenticated caller and returns structured content plus a short text. Domain
  * errors become `isError` results with a snake_case code (see `tool_error.ts`).
+ *
+ * Tools are declared once per process ({@linkcode ToolSet}); their `tools/list` entries are built once, through
+ * the schemas' Standard JSON Schema converters as the SDK converts them, and {@linkcode answerToolCall} is the
+ * one way a call is answered (the servers' `tools/call` handler and the direct path both use it).
  */
-import type { CallToolResult, McpServer, ToolAnnotations } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  StandardSchemaWithJSON,
+  Tool,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Principal } from "../../auth/principal.ts";
 import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../deps.ts";
-import { nulPath } from "../../text.ts";
-import { principalOf, requestIdOf } from "../context.ts";
-import { toolError } from "./tool_error.ts";
+import { nulPath, truncate } from "../../text.ts";
+import { codedError, toolError } from "./tool_error.ts";
 
 /** What a tool declares about itself. */
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -29,61 +37,77 @@ export interface ToolAnswer<O> {
   text: string;
 }
 
-/** A tool declared once per process: its spec and its handler, registered on every per-request server. */
+/** A tool declared once per process: its spec and its handler, served by every per-request server. */
 export interface DeclaredTool {
   // deno-lint-ignore no-explicit-any
   spec: ToolSpec<any, any>;
   // deno-lint-ignore no-explicit-any
   run: (args: any, principal: Principal) => Promise<ToolAnswer<unknown>>;
   deps: AppDeps;
-  /** The SDK's record of the tool from its first registration, shared by later servers (see below). */
-  shared?: { registered: object; inputJson: unknown };
 }
 
 /**
- * The tools of one server, declared once: zod schemas and descriptions are built when the set is made, not on
- * every request (the servers are stateless and built per request; building 14 tools' schemas each time cost
- * more than the tool call itself).
+ * The tools of one server, declared once: zod schemas, descriptions and `tools/list` entries are built once, not
+ * on every request (the servers are stateless and built per request).
  */
 export class ToolSet {
   /** The declared tools in registration order. */
   readonly tools: DeclaredTool[] = [];
 }
 
-/** Where register functions put their tools: a {@linkcode ToolSet} (declared once) or a server directly. */
-export type ToolTarget = ToolSet | McpServer;
+/** Where register functions put their tools. */
+export type ToolTarget = ToolSet;
 
-/** Declares `spec` with handler `run` on `target`; `run` gets the parsed arguments and the caller. */
+/** Declares `spec` with handler `run` in `target`; `run` gets the parsed arguments and the caller. */
 export function addTool<I extends z.ZodObject, O extends z.ZodObject>(
   target: ToolTarget,
   deps: AppDeps,
   spec: ToolSpec<I, O>,
   run: (args: z.infer<I>, principal: Principal) => Promise<ToolAnswer<z.infer<O>>>,
 ): void {
-  const tool: DeclaredTool = { spec, run, deps };
-  if (target instanceof ToolSet) target.tools.push(tool);
-  else registerDeclared(target, tool);
+  target.tools.push({ spec, run, deps });
 }
 
-/** Registers a declared tool on `server`; domain errors become `isError` results with their code. */
-export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
-  if (adoptShared(server, tool)) return;
-  const { spec } = tool;
-  const callback = (args: unknown, ctx: Parameters<typeof principalOf>[0]) =>
-    callDeclared(tool, args, principalOf(ctx), requestIdOf(ctx));
-  const registered = server.registerTool(
-    spec.name,
-    {
-      title: spec.title,
-      description: spec.description,
-      inputSchema: spec.input,
-      outputSchema: spec.output,
-      annotations: spec.annotations,
-    },
-    // deno-lint-ignore no-explicit-any
-    callback as any,
+/**
+ * Answers a call of `tool` with the raw `args` for `principal` (none: `not_found`): the arguments are checked
+ * against the input schema (failing: `invalid_arguments`, worded as the SDK words it), the handler runs
+ * ({@linkcode callDeclared}), and structured content that fails the output schema becomes `internal_error`.
+ * Never throws.
+ */
+export async function answerToolCall(
+  tool: DeclaredTool,
+  args: unknown,
+  principal: Principal | undefined,
+  requestId?: string,
+): Promise<CallToolResult> {
+  const input = await tool.spec.input["~standard"].validate(args ?? {});
+  if (input.issues) {
+    return sdkWorded(
+      "invalid_arguments",
+      `Input validation error: Invalid arguments for tool ${tool.spec.name}: ${issuesText(input.issues)}`,
+    );
+  }
+  return await checkedOutput(tool, await callDeclared(tool, input.value, principal, requestId));
+}
+
+/** `result` when it is an error or its structured content passes the tool's output schema; else `internal_error`. */
+async function checkedOutput(tool: DeclaredTool, result: CallToolResult): Promise<CallToolResult> {
+  if (result.isError) return result;
+  const prefix = `Output validation error: Tool ${tool.spec.name}`;
+  if (result.structuredContent === undefined) {
+    return sdkWorded(
+      "internal_error",
+      `${prefix} has an output schema but no structured content was provided`,
+    );
+  }
+  const output = await tool.spec.output["~standard"].validate(result.structuredContent);
+  if (!output.issues) return result;
+  return sdkWorded(
+    "internal_error",
+    `Output validation error: Invalid structured content for tool ${tool.spec.name}: ${
+      issuesText(output.issues)
+    }`,
   );
-  share(server, registered, tool);
 }
 
 /**
@@ -92,7 +116,7 @@ export function registerDeclared(server: McpServer, tool: DeclaredTool): void {
  * domain error (`invalid_arguments` for text holding a NUL character, which no column can store). Never throws;
  * an unexpected error is logged with `requestId`.
  */
-export async function callDeclared(
+async function callDeclared(
   tool: DeclaredTool,
   args: unknown,
   principal: Principal | undefined,
@@ -112,41 +136,61 @@ export async function callDeclared(
   }
 }
 
-/** The SDK internals (McpServer of SDK 2.4) through which a registration is shared between servers. */
-interface ToolRegistry {
-  _registeredTools?: Record<string, object>;
-  _toolInputSchemaJson?: Record<string, unknown>;
-  setToolRequestHandlers?: () => void;
-  toolInputSchemaJson?: (name: string) => unknown;
-}
+/** The JSON Schema draft the SDK converts tool schemas to. */
+const JSON_SCHEMA_TARGET = "draft-2020-12";
+
+const listings = new WeakMap<DeclaredTool, Tool>();
 
 /**
- * Our servers are built per request. `registerTool` makes a new record per server (closures, a fresh JSON Schema
- * conversion of the zod schemas for `tools/list` and every `tools/call` result), which cost ~50 µs per tool and
- * request, mostly garbage collection. The record depends only on the declaration, so the first one is kept and
- * later servers take it over through the SDK's own registry fields (the tools/list and tools/call handlers read
- * only from there). Its update/remove closures still point at the first server: we never call them. When the
- * fields are absent (another SDK version) every server simply registers the tool itself.
+ * The `tools/list` entry of `tool`, built on first use and kept: the fields and their order as `McpServer` lists
+ * a registered tool, the input schema with `type: "object"` first, the output schema as converted.
  */
-function share(server: McpServer, registered: { outputSchemaJson?: unknown }, tool: DeclaredTool): void {
-  const registry = server as unknown as ToolRegistry;
-  if (typeof registry.toolInputSchemaJson !== "function" || !registry._toolInputSchemaJson) return;
-  void registered.outputSchemaJson; // converted once here; the getter memoises it on the shared record
-  tool.shared = { registered, inputJson: registry.toolInputSchemaJson(tool.spec.name) };
+export function listingOf(tool: DeclaredTool): Tool {
+  let listed = listings.get(tool);
+  if (!listed) {
+    const { spec } = tool;
+    listed = {
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: { type: "object", ...jsonSchemaOf(spec.input, "input") },
+      annotations: spec.annotations,
+      outputSchema: outputSchemaJson(spec.output),
+    };
+    listings.set(tool, listed);
+  }
+  return listed;
 }
 
-function adoptShared(server: McpServer, tool: DeclaredTool): boolean {
-  const registry = server as unknown as ToolRegistry;
-  const { _registeredTools: tools, _toolInputSchemaJson: inputJson } = registry;
-  if (!tool.shared || !tools || !inputJson || typeof registry.setToolRequestHandlers !== "function") {
-    return false;
-  }
-  const name = tool.spec.name;
-  if (Object.hasOwn(tools, name)) throw new Error(`Tool ${name} is already registered`);
-  tools[name] = tool.shared.registered;
-  inputJson[name] = tool.shared.inputJson;
-  registry.setToolRequestHandlers();
-  return true;
+/** The JSON Schema of `tool`'s structured content, as listed (for `Server.projectCallToolResult`). */
+export function outputSchemaOf(tool: DeclaredTool): Record<string, unknown> | undefined {
+  return listingOf(tool).outputSchema;
+}
+
+function outputSchemaJson(schema: StandardSchemaWithJSON): Tool["outputSchema"] {
+  const json = jsonSchemaOf(schema, "output");
+  // Our outputs are zod objects, whose JSON Schema names its type; the SDK keeps such a schema as it is.
+  return (json.type === undefined ? { type: "object", ...json } : json) as Tool["outputSchema"];
+}
+
+function jsonSchemaOf(schema: StandardSchemaWithJSON, io: "input" | "output"): Record<string, unknown> {
+  return schema["~standard"].jsonSchema[io]({ target: JSON_SCHEMA_TARGET });
+}
+
+/** A failure of the SDK-side checks as a coded tool result: `code` plus the message as its hint. */
+function sdkWorded(code: "invalid_arguments" | "internal_error", message: string): CallToolResult {
+  return codedError(code, truncate(message, 2000));
+}
+
+/** Schema issues as the SDK prints them: `path.to.field: message` (the message alone at the root), comma-joined. */
+function issuesText(
+  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>,
+): string {
+  return issues.map((issue) => {
+    if (!issue.path?.length) return issue.message;
+    const path = issue.path.map((p) => String(typeof p === "object" ? p.key : p)).join(".");
+    return `${path}: ${issue.message}`;
+  }).join(", ");
 }
 
 /** Annotations of a tool that only reads. */
