@@ -24,6 +24,7 @@ import { validationHook } from "./routes/openapi_common.ts";
 import { writeLimit } from "./routes/rate_limit.ts";
 import { VALUATION_PREFIX, valuationRoutes } from "./routes/valuation.ts";
 import { AUTH_BASE_PATH, createAuth } from "./auth/better_auth.ts";
+import { createAuthRuntime } from "./auth/runtime.ts";
 import { authServerRoutes, discoveryRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
 import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
@@ -40,6 +41,7 @@ export const API_VERSION = "2026.09";
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   deps.jobs ??= new JobQueue(deps);
   deps.events ??= createEventRuntime(deps, deps.jobs);
+  deps.authRuntime ??= createAuthRuntime(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError(deps.log));
   app.use("*", requestId());

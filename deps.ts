@@ -1,7 +1,8 @@
 /**
  * The dependency type every layer receives: the handles `main.ts` opens once (database, KV, token buckets, the
- * event runtime, the better-auth instance), the configuration, the logger and the clock of domain rules. Tests
- * and benchmarks build their own. Domain functions take only the part they use (`Pick<AppDeps, "db" | …>`).
+ * event runtime, the better-auth instance, the per-app state of authentication), the configuration, the logger and
+ * the clock of domain rules. Tests and benchmarks build their own. Domain functions take only the part they use
+ * (`Pick<AppDeps, "db" | …>`).
  */
 import type { Kysely } from "kysely";
 import type { Config } from "./config.ts";
@@ -11,6 +12,7 @@ import type { EventOrigin } from "./db/outbox.ts";
 import type { Database } from "./db/schema.ts";
 import type { TokenBuckets } from "./db/token_bucket.ts";
 import type { Auth } from "./auth/better_auth.ts";
+import type { AuthRuntime } from "./auth/runtime.ts";
 import type { EventRuntime } from "./events/runtime.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 
@@ -23,6 +25,8 @@ export interface AppDeps {
   log: Logger;
   /** The better-auth instance; built by `createApp` when absent (tests pass theirs to create accounts). */
   auth?: Auth;
+  /** The per-app state of authentication (token verifier, key lookups); created by `createApp` when absent. */
+  authRuntime?: AuthRuntime;
   /** The clock of domain rules (limits, reminders, saved-search runs) in ms since the epoch; tests move it. */
   clock?: () => number;
   /** The event machinery (webhook client, secret box, wake-ups); created by `createApp` when absent. */

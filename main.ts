@@ -14,6 +14,7 @@ import { TokenBuckets } from "./db/token_bucket.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
 import { createAuth } from "./auth/better_auth.ts";
+import { createAuthRuntime } from "./auth/runtime.ts";
 import type { AppDeps } from "./deps.ts";
 import { agentReactions } from "./agent/hooks.ts";
 import { startBackground, startJobs } from "./background.ts";
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     buckets: new TokenBuckets(kv),
     log,
     auth,
+    authRuntime: createAuthRuntime({ config, db }),
     reactions: agentReactions,
   };
   const app = createApp(deps);

@@ -169,11 +169,18 @@ export interface VerifiedApiKey {
   access: PersonAccess;
 }
 
-/** The key's id and owner when `key` is well-formed, known and not revoked; undefined otherwise. */
-export async function verifyApiKey(db: Db, key: string): Promise<VerifiedApiKey | undefined> {
+/**
+ * The key's id and owner when `key` is well-formed, known and not revoked; undefined otherwise. Looked up through
+ * the app's `lookup` (batched with concurrent calls) when given, else by a query of its own.
+ */
+export async function verifyApiKey(
+  db: Db,
+  key: string,
+  lookup?: KeyLookup,
+): Promise<VerifiedApiKey | undefined> {
   if (!parseApiKey(key).ok) return undefined;
   const hash = sha256Hex(key);
-  const row = await lookupOf(db).find(hash);
+  const row = lookup ? await lookup.find(hash) : (await findApiKeysByHashes(db, [hash])).get(hash);
   if (!row || !timingSafeEqual(row.keyHash, hash) || row.revokedAt !== null) return undefined;
   return {
     keyId: row.id,
@@ -193,9 +200,10 @@ type Waiter = { resolve: (row: ApiKeyWithAccess | undefined) => void; reject: (e
  * every hash asked for while it runs waits for the next query, which then answers all of them at once. Each
  * answer therefore comes from a query sent after the key was presented, so a revocation, an ended membership or
  * a changed role committed before a call is seen by that call (spec §5: the person's role and office at the
- * time of each call), while under load one query serves many concurrent calls instead of one each.
+ * time of each call), while under load one query serves many concurrent calls instead of one each. Created once
+ * per app (`auth/runtime.ts`), so apps in one process share nothing.
  */
-class KeyLookup {
+export class KeyLookup {
   #pending = new Map<string, Waiter[]>();
   #running = false;
 
@@ -245,23 +253,16 @@ class KeyLookup {
   }
 }
 
-const lookups = new WeakMap<Db, KeyLookup>();
-
-function lookupOf(db: Db): KeyLookup {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, lookup = new KeyLookup(db));
-  return lookup;
-}
-
 /**
  * The caller a key acts for, with the person's role and office now; undefined when the key is not valid or the
- * person is a provider without an active office membership.
+ * person is a provider without an active office membership. `lookup`: as for {@linkcode verifyApiKey}.
  */
 export async function apiKeyPrincipal(
   db: Db,
   key: string,
+  lookup?: KeyLookup,
 ): Promise<{ principal: Principal; verified: VerifiedApiKey } | undefined> {
-  const verified = await verifyApiKey(db, key);
+  const verified = await verifyApiKey(db, key, lookup);
   if (!verified) return undefined;
   const access = verified.access;
   if ((access.role === "provider" && access.officeId === null)) return undefined;

@@ -8,6 +8,7 @@ import type { AppDeps } from "../deps.ts";
 import { API_KEY_PREFIX, apiKeyPrincipal, recordApiKeyUse } from "./api_keys.ts";
 import { verifyOAuthBearer } from "./oauth_tokens.ts";
 import type { Principal } from "./principal.ts";
+import { authRuntimeOf } from "./runtime.ts";
 
 /** The outcome of {@linkcode authenticateMcp}. */
 export type McpAuthResult =
@@ -51,8 +52,9 @@ export async function authenticateMcp(deps: AppDeps, request: Request): Promise<
   if (!match) return invalid();
   const token = match[1]!;
 
+  const runtime = authRuntimeOf(deps);
   if (token.startsWith(API_KEY_PREFIX)) {
-    const found = await apiKeyPrincipal(deps.db, token);
+    const found = await apiKeyPrincipal(deps.db, token, runtime.keys);
     if (!found) return invalid();
     return {
       ok: true,
@@ -61,7 +63,7 @@ export async function authenticateMcp(deps: AppDeps, request: Request): Promise<
     };
   }
 
-  const result = await verifyOAuthBearer(deps, token);
+  const result = await verifyOAuthBearer(runtime.tokens, token);
   if (result.ok) return { ok: true, principal: result.principal, recordUse: result.recordUse };
   if (result.status === 403) {
     return refuse(

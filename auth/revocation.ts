@@ -16,9 +16,9 @@ import { decodeJwt } from "jose";
 import { endGrantsOfCode, recordCodeExchange, revokeAccessTokenId } from "../db/oauth.ts";
 import type { AppDeps } from "../deps.ts";
 import { ACCESS_TOKEN_SECONDS } from "./better_auth.ts";
-import { accessTokenClaims } from "./oauth_tokens.ts";
+import { authRuntimeOf } from "./runtime.ts";
 
-type Deps = Pick<AppDeps, "db" | "config" | "log">;
+type Deps = Pick<AppDeps, "db" | "config" | "log" | "authRuntime">;
 
 /** The parameters of a token or revocation request (form-encoded, or JSON as better-auth also takes). */
 export async function oauthParams(req: Request): Promise<URLSearchParams> {
@@ -109,7 +109,7 @@ export async function afterRevocation(
   if (res.status !== 400) return res;
   const body = await res.clone().json().catch(() => ({}));
   if (body.error !== "unsupported_token_type") return res;
-  const claims = await accessTokenClaims(deps, params.get("token") ?? "");
+  const claims = await authRuntimeOf(deps).tokens.claims(params.get("token") ?? "");
   const caller = callingClient(params, headers);
   if (claims && caller && claims.client_id === caller && typeof claims.jti === "string") {
     await revokeAccessTokenId(deps.db, claims.jti, new Date(((claims.exp ?? 0) + 60) * 1000));

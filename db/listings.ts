@@ -1,5 +1,5 @@
 /** SQL of the listings aggregate. Public reads select only the columns of spec 2.1 and never join contacts. */
-import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
 
@@ -80,10 +80,6 @@ export async function searchPublishedListings(
   return { items: items as Listing[], total };
 }
 
-/** The by-id query compiled once per database handle (it is the hottest query; only its parameter changes). */
-const byIdQuery = new WeakMap<Db, CompiledQuery<Listing>>();
-const ID_SLOT = "00000000-0000-0000-0000-00000000517d";
-
 function hasFilter(f: ListingFilter): boolean {
   return [f.city, f.transaction_type, f.property_type, f.min_price, f.max_price, f.min_rooms, f.min_sqm]
     .some((v) => v !== undefined);
@@ -101,19 +97,20 @@ async function countPublished(db: Db): Promise<number> {
   return r.published;
 }
 
+/**
+ * {@linkcode PUBLIC_COLUMNS} as SQL text, for the by-id query. The hottest query is a plain template compiled on
+ * every call: a few µs, about a fifth of what the query builder takes, and no cache to keep per database.
+ */
+const COLUMNS_SQL = sql.raw(
+  `"id", "title", "city", "postal_code", "property_type", "transaction_type", ` +
+    `asked_price::float8 as "asked_price", total_rooms::float8 as "total_rooms", ` +
+    `square_meters::float8 as "square_meters", "latitude", "longitude", "beispiel"`,
+);
+
 /** The published listing with this id (lower-case UUID), or undefined. */
 export async function findPublishedListing(db: Db, id: string): Promise<Listing | undefined> {
-  let compiled = byIdQuery.get(db);
-  if (!compiled) {
-    compiled = db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS)
-      .where("id", "=", ID_SLOT).where("status", "=", sql.lit("published")).compile() as CompiledQuery<
-        Listing
-      >;
-    byIdQuery.set(db, compiled);
-  }
-  const parameters = compiled.parameters.map((p) => p === ID_SLOT ? id : p);
-  const res = await db.kysely.executeQuery<Listing>({ ...compiled, parameters });
-  return res.rows[0];
+  const where = sql`where "id" = ${id} and "status" = 'published'`;
+  return (await sql<Listing>`select ${COLUMNS_SQL} from "listings" ${where}`.execute(db.kysely)).rows[0];
 }
 
 /** Number of listings in any status (used to decide whether to seed the sample catalogue). */

@@ -10,8 +10,16 @@ import { ensureOffice } from "../db/offices.ts";
 import { sql } from "kysely";
 import { getJson, openTestDb, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
-const { app } = await testApp(tdb.db);
+const t = await testApp(tdb.db);
+const { app } = t;
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await tdb.close();
+});
 const office = await ensureOffice(tdb.db, "Testbüro");
 
 // 300 generated listings plus hand-made edge cases: umlaut spellings, no price, equal publication times.
@@ -283,11 +291,4 @@ Deno.test("the unfiltered total stays exact through inserts, status changes and 
     .execute();
   await tdb.db.kysely.deleteFrom("listings").where("id", "in", [draft!, live!]).execute();
   assert.equal(await total(), await exact());
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -9,8 +9,15 @@ import { MAX_BODY_BYTES } from "../routes/middleware.ts";
 import { BASELINE_PATH } from "../routes/valuation.ts";
 import { openTestDb, request, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
 const t = await testApp(tdb.db);
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await tdb.close();
+});
 // Routes that fail in each way a 5xx can come about, added after the app's own.
 t.app.get("/test/throws", () => {
   throw new TypeError("kaputt");
@@ -194,7 +201,6 @@ async function served(fn: (port: number) => Promise<void>): Promise<void> {
 Deno.test({
   name:
     "over a real socket: a chunked body over 512 KiB gets 413 with every method, on known and unknown paths",
-  sanitizeResources: false,
   fn: () =>
     served(async (port) => {
       const big = MAX_BODY_BYTES + 1;
@@ -222,7 +228,6 @@ Deno.test({
 
 Deno.test({
   name: "over a real socket: TRACE on a known path is 405 with Allow, on an unknown path 404",
-  sanitizeResources: false,
   fn: () =>
     served(async (port) => {
       for (
@@ -272,14 +277,4 @@ Deno.test("405 with a correct Allow for every method a known path does not serve
   }
   const preflight = await request(t.app, "/api/public/properties", { method: "OPTIONS" });
   assert.equal(preflight.status, 204);
-});
-
-Deno.test({
-  name: "close the database",
-  fn: async () => {
-    t.kv.close();
-    await tdb.close();
-  },
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

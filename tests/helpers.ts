@@ -1,5 +1,6 @@
 /** Test helpers: an isolated database per test file (PGlite, or a fresh schema on DATABASE_URL), apps, requests. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { sql } from "kysely";
 import postgres from "postgres";
 import { createApp } from "../app.ts";
 import { type Config, loadConfig } from "../config.ts";
@@ -25,6 +26,26 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
+/** Connections of a test database on a real server. */
+const POOL_SIZE = 4;
+
+/**
+ * Opens all `size` connections of a postgres.js pool at once. A pool otherwise opens them as load needs, and a
+ * connection opened during a test starts its lifetime timer there: the ops sanitizer would take that timer, which
+ * belongs to the pool shared by the file's tests, for a leak of that test.
+ */
+async function openEveryConnection(db: Db, size: number): Promise<void> {
+  let ready = 0;
+  let allOpen!: () => void;
+  const together = new Promise<void>((resolve) => (allOpen = resolve));
+  await Promise.all(Array.from({ length: size }, () =>
+    db.kysely.connection().execute(async (c) => {
+      await sql`select 1`.execute(c);
+      if (++ready === size) allOpen();
+      await together;
+    })));
+}
+
 /** Opens a fresh migrated database: in-memory PGlite, or a new schema on the DATABASE_URL server. */
 export async function openTestDb(opts: { migrated?: boolean } = {}): Promise<TestDb> {
   if (!DATABASE_URL) {
@@ -35,8 +56,9 @@ export async function openTestDb(opts: { migrated?: boolean } = {}): Promise<Tes
   const schema = `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
   const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create schema ${schema}`);
-  const db = await openDb({ databaseUrl: DATABASE_URL, searchPath: schema, poolSize: 4 });
+  const db = await openDb({ databaseUrl: DATABASE_URL, searchPath: schema, poolSize: POOL_SIZE });
   if (opts.migrated !== false) await migrate(db);
+  await openEveryConnection(db, POOL_SIZE);
   return {
     db,
     async close() {
@@ -68,6 +90,21 @@ export interface TestApp {
   /** Current test time in ms; move it with `advance`. */
   now(): number;
   advance(ms: number): void;
+  /** Closes what the app opened: the KV `testApp` opened itself (not one passed in), the webhook client. */
+  close(): Promise<void>;
+  /** `await using t = await testApp(…)` closes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * A better-auth instance that has finished what it starts on its own: its plugins' writes while it initialises,
+ * then the schema comparison it runs in the background (closing the database would wait for a query in flight).
+ */
+async function readyAuth(deps: Parameters<typeof createAuth>[0]): Promise<Auth> {
+  const auth = createAuth(deps);
+  const context = await auth.$context;
+  await context.checkSchema?.()?.catch(() => {});
+  return auth;
 }
 
 /** Builds an app for tests; `env` holds configuration variables (rate limits off unless RATE_LIMIT is given). */
@@ -89,9 +126,7 @@ export async function testApp(
     log: (level: LogLevel, msg: string, fields?: Record<string, unknown>) =>
       logs.push({ level, msg, fields }),
   };
-  const auth = createAuth({ config, db, log });
-  // better-auth's plugins write to the database while it initialises: finish that before the test may close it.
-  await auth.$context;
+  const auth = await readyAuth({ config, db, log });
   const deps: AppDeps = {
     config,
     db,
@@ -103,7 +138,25 @@ export async function testApp(
     clock: () => t,
   };
   const app = createApp(deps);
-  return { app, deps, kv: store, logs, auth, config, now: () => t, advance: (ms) => void (t += ms) };
+  // The event runtime derives its secret box's key in the background: let that finish before the test goes on.
+  await deps.events?.box?.seal("");
+  const close = () => {
+    deps.events?.client.close();
+    if (!kv) store.close(); // a KV passed in belongs to the caller
+    return Promise.resolve();
+  };
+  return {
+    app,
+    deps,
+    kv: store,
+    logs,
+    auth,
+    config,
+    now: () => t,
+    advance: (ms) => void (t += ms),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
 
 /** Sends a request to `app` as if it came from `ip` over a TCP connection. */

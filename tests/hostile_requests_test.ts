@@ -15,11 +15,18 @@ import { openTestDb, request, testApp } from "./helpers.ts";
 
 const INTAKE_SECRET = "hostile-test-intake-secret-0123456789abcdef";
 const APP_SECRET = "hostile-test-app-secret-0123456789";
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
 const t = await testApp(tdb.db, {
   INTAKE_SECRET,
   SOCIAL_APP_SECRET: APP_SECRET,
   SOCIAL_VERIFY_TOKEN: "hostile-verify-token-0123456789",
+});
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await tdb.close();
 });
 const officeId = await ensureOffice(tdb.db, "Testbüro Hostile");
 const userId = await insertUser(tdb.db, { email: "feind@example.org", name: "Feind", role: "seeker" });
@@ -557,14 +564,4 @@ Deno.test(`a table of ${CASES.length} hostile requests: below 500, documented sh
   }
   assert.deepEqual(failures, []);
   assert.deepEqual(t.logs.filter((l) => l.level === "error"), []);
-});
-
-Deno.test({
-  name: "close the database",
-  fn: async () => {
-    t.kv.close();
-    await tdb.close();
-  },
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -96,7 +96,10 @@ Deno.test("OAuth revocation: rotated and revoked credentials stop working", asyn
         const clientId = await register(w.origin);
         const tok = await tokensFor(w, clientId, w.seeker.email);
         assert.equal(await opens(w, tok.access_token), true);
+        const verifier = w.t.deps.authRuntime!.tokens;
+        assert.ok(verifier.has(tok.access_token), "verified once and kept: the next check is a cache hit");
         assert.equal(await revoke(w, { token: tok.access_token, client_id: clientId }), 200);
+        assert.ok(verifier.has(tok.access_token), "revocation is found by the SQL check, not by the cache");
         assert.equal(await opens(w, tok.access_token), false);
         assert.equal(await opens(w, tok.access_token, "v1"), false);
         const next = await refresh(w, clientId, tok.refresh_token);

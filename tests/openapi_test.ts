@@ -9,10 +9,19 @@ import addFormats from "ajv-formats";
 import { seedSample } from "../catalogue/seed.ts";
 import { openTestDb, request, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
 await seedSample(tdb.db, { count: 30 });
-const { app } = await testApp(tdb.db);
+const t = await testApp(tdb.db);
+const { app } = t;
 const limited = await testApp(tdb.db, { RATE_LIMIT: "on" });
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await limited.close();
+  await tdb.close();
+});
 // deno-lint-ignore no-explicit-any
 const doc: any = await (await request(app, "/api/public/openapi.json")).json();
 
@@ -134,11 +143,4 @@ Deno.test("CORS is open for the public endpoints, without credentials", async ()
   });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get("access-control-allow-origin"), "*");
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -3,8 +3,12 @@ import assert from "node:assert/strict";
 import { seedSample } from "../catalogue/seed.ts";
 import { openTestDb, request, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
 await seedSample(tdb.db, { count: 12 });
+// Opened before the tests, so closed after it (closing it in a test would be a leak of that test).
+Deno.test.afterAll(() => tdb.close());
 const P = "/api/public/properties";
 const ON = { RATE_LIMIT: "on" };
 
@@ -30,13 +34,13 @@ async function statuses(
 }
 
 Deno.test("the burst of 10 passes, the 11th gets 429 rate_limited without Retry-After", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   assert.deepEqual(await statuses(t.app, 10, P, "203.0.113.1"), Array(10).fill(200));
   assert.equal(await status(t.app, P, "203.0.113.1"), 429);
 });
 
 Deno.test("refill at 2 tokens per second, never above the burst", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   const ip = "203.0.113.2";
   await statuses(t.app, 10, P, ip);
   assert.equal(await status(t.app, P, ip), 429);
@@ -52,7 +56,7 @@ Deno.test("refill at 2 tokens per second, never above the burst", async () => {
 });
 
 Deno.test("the two catalogue endpoints share one bucket", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   const ip = "203.0.113.3";
   const id = (await (await request(t.app, `${P}?page_size=1`, {}, "192.0.2.99")).json()).items[0].id;
   assert.deepEqual(await statuses(t.app, 5, P, ip), Array(5).fill(200));
@@ -62,7 +66,7 @@ Deno.test("the two catalogue endpoints share one bucket", async () => {
 });
 
 Deno.test("callers are counted per IPv4 address and per IPv6 /64", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   await statuses(t.app, 10, P, "2001:db8:1:2::1");
   assert.equal(await status(t.app, P, "2001:db8:1:2:ffff:ffff:ffff:9"), 429, "same /64 shares the bucket");
   assert.equal(await status(t.app, P, "2001:db8:1:3::1"), 200, "another /64 has its own");
@@ -73,7 +77,7 @@ Deno.test("callers are counted per IPv4 address and per IPv6 /64", async () => {
 });
 
 Deno.test("X-Forwarded-For counts only with TRUST_PROXY (its last entry)", async () => {
-  const plain = await testApp(tdb.db, ON);
+  await using plain = await testApp(tdb.db, ON);
   for (let i = 0; i < 10; i++) {
     assert.equal(
       await status(plain.app, P, "10.0.0.1", { headers: { "x-forwarded-for": `192.0.2.${i}` } }),
@@ -85,7 +89,7 @@ Deno.test("X-Forwarded-For counts only with TRUST_PROXY (its last entry)", async
     429,
     "without TRUST_PROXY the header is ignored",
   );
-  const proxied = await testApp(tdb.db, { ...ON, TRUST_PROXY: "1" });
+  await using proxied = await testApp(tdb.db, { ...ON, TRUST_PROXY: "1" });
   for (let i = 0; i < 10; i++) {
     const h = { "x-forwarded-for": `198.51.100.77, 192.0.2.${i}` };
     assert.equal(await status(proxied.app, P, "10.0.0.1", { headers: h }), 200);
@@ -108,8 +112,8 @@ Deno.test("two app instances on one KV file share the buckets", async () => {
   const kv1 = await Deno.openKv(`${dir}/kv.sqlite3`);
   const kv2 = await Deno.openKv(`${dir}/kv.sqlite3`);
   try {
-    const a = await testApp(tdb.db, ON, kv1);
-    const b = await testApp(tdb.db, ON, kv2);
+    await using a = await testApp(tdb.db, ON, kv1);
+    await using b = await testApp(tdb.db, ON, kv2);
     const ip = "203.0.113.50";
     assert.deepEqual(await statuses(a.app, 6, P, ip), Array(6).fill(200));
     assert.deepEqual(await statuses(b.app, 4, P, ip), Array(4).fill(200));
@@ -123,14 +127,14 @@ Deno.test("two app instances on one KV file share the buckets", async () => {
 });
 
 Deno.test("concurrent calls from one caller take exactly the burst", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   const results = await Promise.all(Array.from({ length: 25 }, () => status(t.app, P, "203.0.113.60")));
   assert.equal(results.filter((s) => s === 200).length, 10);
   assert.equal(results.filter((s) => s === 429).length, 15);
 });
 
 Deno.test("write calls outside MCP share a bucket of 60 at 1 per second", async () => {
-  const t = await testApp(tdb.db, ON);
+  await using t = await testApp(tdb.db, ON);
   const ip = "203.0.113.70";
   for (let i = 0; i < 60; i++) {
     assert.equal(
@@ -146,13 +150,6 @@ Deno.test("write calls outside MCP share a bucket of 60 at 1 per second", async 
 });
 
 Deno.test("RATE_LIMIT=off turns the buckets off", async () => {
-  const t = await testApp(tdb.db, { RATE_LIMIT: "off" });
+  await using t = await testApp(tdb.db, { RATE_LIMIT: "off" });
   assert.ok((await statuses(t.app, 15, P, "203.0.113.80")).every((s) => s === 200));
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 /** Splits a text stream into lines. */
 function splitLines(): TransformStream<string, string> {
   let rest = "";
@@ -72,7 +74,6 @@ async function withServer(dataDir: string, fn: (url: string) => Promise<void>) {
 Deno.test({
   name:
     "task start on an empty data folder: migrates, seeds the sample catalogue, serves; a restart keeps it",
-  sanitizeResources: false,
   fn: async () => {
     const dir = await Deno.makeTempDir();
     try {

@@ -10,9 +10,18 @@ import { parseBrwFile, type StateCode } from "../valuation/brw_import.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { openTestDb, request, testApp } from "./helpers.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
-const { app } = await testApp(tdb.db);
+const t = await testApp(tdb.db);
+const { app } = t;
 const limited = await testApp(tdb.db, { RATE_LIMIT: "on" });
+// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
+Deno.test.afterAll(async () => {
+  await t.close();
+  await limited.close();
+  await tdb.close();
+});
 const PATH = "/api/public/valuation/location-baseline";
 const office = await ensureOffice(tdb.db, "Vergleichsbüro");
 
@@ -410,11 +419,4 @@ Deno.test("the endpoint has its own bucket: 15 at once, then 429; the catalogue 
     headers: { "content-type": "application/json" },
   }, ip);
   assert.equal(again.status, 200, "3 tokens per second");
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

@@ -12,6 +12,8 @@ import { formatBadRow, importState, parseBrwFile, type ParsedFile, REFUSED_STATE
 import type { MultiPolygonGeometry, PolygonGeometry } from "./geometry.ts";
 import { zoneValueAt } from "./zones.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
 const read = (name: string) => Deno.readFile(fixture(name));
@@ -237,6 +239,8 @@ Deno.test("the four non-releasing states are refused with the licence reason", (
 
 const tdb = await openTestDb();
 const db = tdb.db;
+// Opened before the tests, so closed after them (closing it in a test would be a leak of that test).
+Deno.test.afterAll(() => tdb.close());
 
 async function importFile(name: string, state: "BB" | "NW" | "NI", stichtag?: string): Promise<ParsedFile> {
   const f = parseBrwFile(await read(name), { state, stichtag });
@@ -382,7 +386,6 @@ Deno.test("task: refused states, unreadable files and bad usage exit with 2", as
 
 Deno.test({
   name: "task: `deno task brw:import` runs as a script on a fresh embedded database",
-  sanitizeResources: false,
   fn: async () => {
     const dir = await Deno.makeTempDir();
     try {
@@ -407,11 +410,4 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });

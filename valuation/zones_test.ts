@@ -9,8 +9,12 @@ import { openTestDb } from "../tests/helpers.ts";
 import { parseBrwFile, type StateCode } from "./brw_import.ts";
 import { compareZones, median, municipalityMedian, useClass, usePreference, zoneValueAt } from "./zones.ts";
 
+Deno.test.sanitizer({ ops: true, resources: true });
+
 const tdb = await openTestDb();
 const db = tdb.db;
+// Opened before the tests, so closed after it (closing it in a test would be a leak of that test).
+Deno.test.afterAll(() => tdb.close());
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 
 async function load(name: string, state: StateCode): Promise<void> {
@@ -276,11 +280,4 @@ Deno.test("use classes, preferences and ranking", () => {
   assert.equal(order("building_land"), "532461");
   assert.equal(median([3, 1, 2]), 2);
   assert.equal(median([4, 1, 3, 2]), 2.5);
-});
-
-Deno.test({
-  name: "close the database",
-  fn: () => tdb.close(),
-  sanitizeResources: false,
-  sanitizeOps: false,
 });
