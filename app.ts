@@ -18,6 +18,7 @@ import {
   methodNotAllowed,
   notFound,
   onError,
+  publicCors,
   requestId,
 } from "./routes/middleware.ts";
 import { validationHook } from "./routes/openapi_common.ts";
@@ -30,7 +31,10 @@ import { pageRoutes } from "./pages/routes.tsx";
 import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
 import { INTAKE_PREFIX, intakeRoutes } from "./routes/intake.ts";
 
-/** Version of the REST description (spec §9). */
+/** Path of the OpenAPI document (open to every origin, like the rest of /api/public). */
+export const OPENAPI_PATH = "/api/public/openapi.json";
+
+/** Version of the REST description (docs/contract.md §10). */
 export const API_VERSION = "2026.09";
 
 /**
@@ -59,7 +63,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/.well-known", discoveryRoutes(deps, auth));
   app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));
   app.route("/", pageRoutes(deps, auth));
-  app.doc31("/api/public/openapi.json", {
+  app.use(OPENAPI_PATH, publicCors());
+  app.doc31(OPENAPI_PATH, {
     openapi: "3.1.1",
     info: {
       title: "Öffentlicher Immobilienkatalog",

@@ -62,10 +62,10 @@ const schema = z.object({
   DENO_DEPLOYMENT_ID: z.string().optional(),
 });
 
-/** The delivery schedule of spec 6.3: four attempts, immediately and about 30 s, 2 min and 8 min later. */
+/** The delivery schedule of docs/contract.md §6.4: four attempts, immediately and about 30 s, 2 min and 8 min later. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 30_000, 120_000, 480_000];
 
-/** The validated configuration; see README "Configuration" for each field. */
+/** The validated configuration; see docs/operations.md §2 for each field. */
 export interface Config {
   /** TCP port the HTTP server listens on. */
   port: number;
@@ -85,7 +85,7 @@ export interface Config {
   smtpUrl: string | undefined;
   /** Sender of outgoing mail (From header and envelope); default `noreply@<host of BASE_URL>`. */
   smtpFrom: string;
-  /** Whether the token buckets of spec §8 are enforced (off only for benchmark comparisons). */
+  /** Whether the token buckets of docs/contract.md §9 are enforced (off only for benchmark comparisons). */
   rateLimit: boolean;
   /** Whether `task start` seeds the sample catalogue into an empty database. */
   seedSampleData: boolean;

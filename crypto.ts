@@ -37,12 +37,13 @@ export function fromHex(text: string): Bytes {
 }
 
 /** SHA-256 of `data` (a string is hashed as UTF-8). */
-export async function sha256(data: string | Bytes): Promise<Bytes> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", typeof data === "string" ? utf8(data) : data));
+export async function sha256(data: string | Uint8Array): Promise<Bytes> {
+  const bytes = typeof data === "string" ? utf8(data) : new Uint8Array(data);
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
 }
 
 /** Lower-case hex SHA-256 of `data` (a string is hashed as UTF-8). */
-export async function sha256Hex(data: string | Bytes): Promise<string> {
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex(await sha256(data));
 }
 

@@ -70,7 +70,7 @@ export function errorBody(err: unknown): { status: number; body: ErrorBody } {
   return { status: 500, body: { error: "internal_error" } };
 }
 
-/** The JSON-RPC error codes of the event calls (spec §7.2). */
+/** The JSON-RPC error codes of the event calls (docs/contract.md §8.4). */
 export const EVENT_ERROR_CODE = {
   invalid_params: -32602,
   not_found: -32011,
@@ -87,7 +87,7 @@ export type EventErrorKind = keyof typeof EVENT_ERROR_CODE;
 /** An expected failure of events/list, events/subscribe or events/unsubscribe: a JSON-RPC code plus `data`. */
 export class EventCallError extends Error {
   override name = "EventCallError";
-  /** The JSON-RPC error code of spec §7.2. */
+  /** The JSON-RPC error code of docs/contract.md §8.4. */
   readonly code: (typeof EVENT_ERROR_CODE)[EventErrorKind];
   /** The error's `data` (e.g. `{reason: "delivery.url:not_https"}`); never contains secrets. */
   readonly data: Record<string, unknown>;

@@ -1,6 +1,6 @@
 /**
  * Which listing fields a processed document contradicts or completes. Only values that have a listing field of
- * spec 2.1 count: a brochure's `zimmer` → total_rooms, `wohnflaeche_m2` → square_meters, `preis_eur` →
+ * docs/contract.md §2.1 count: a brochure's `zimmer` → total_rooms, `wohnflaeche_m2` → square_meters, `preis_eur` →
  * asked_price. An energy certificate's values (class, demand, carrier, year, validity) have no listing field and
  * propose nothing. A value is proposed only when it is valid for the field (the stock's own input rules, rounded
  * to the column's precision) and differs from the listing's value or fills an empty field.

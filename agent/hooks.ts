@@ -11,7 +11,7 @@
  *   without an open rejection proposal gets one (`geht_hinaus` true).
  * - A processed brochure whose rooms, living area or price differ from the listing, or fill an empty field, gets
  *   one property change with exactly those fields (`geht_hinaus` false). An energy certificate's values have no
- *   listing field (spec 2.1), so they propose nothing.
+ *   listing field (docs/contract.md §2.1), so they propose nothing.
  * - `proposal.pending` is owned by the listing's office. Its origin is the app whose call triggered the hook (the
  *   agent acts inside that call), so the app is not sent what its own call caused; null for pages and jobs.
  */

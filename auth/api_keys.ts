@@ -1,5 +1,5 @@
 /**
- * API keys: a person's long-lived credential for the MCP endpoint (spec §5), as an alternative to an OAuth
+ * API keys: a person's long-lived credential for the MCP endpoint (docs/contract.md §5), as an alternative to an OAuth
  * connection. A key acts with its person's role and office at the time of each call, never with a stored one.
  *
  * Format (51 characters): `immo_` + 40 random base62 characters + 6 base62 characters of checksum.
@@ -14,7 +14,7 @@
  * Storage: only the SHA-256 (lower-case hex) of the whole key and its first 12 characters (`display_prefix`,
  * e.g. `immo_AbC3xYz`) for lists. The plain key is returned once, by {@linkcode createApiKey}.
  */
-import { createHash } from "node:crypto";
+import { sha256HexSync, timingSafeEqual } from "../crypto.ts";
 import {
   type ApiKeyListItem,
   type ApiKeyWithAccess,
@@ -109,24 +109,7 @@ export function parseApiKey(text: string): ParsedApiKey {
 
 /** Lower-case hex SHA-256 of `key` (what the database stores). */
 export function hashApiKey(key: string): Promise<string> {
-  return Promise.resolve(sha256Hex(key));
-}
-
-/**
- * SHA-256 of the UTF-8 bytes of `text` as lower-case hex, synchronously: node:crypto's hash takes ~2 µs, where
- * `crypto.subtle.digest` (an async op per call) cost ~10 % of the CPU of an MCP call under load.
- */
-function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
-/** Compares two strings in time that depends only on their lengths. */
-export function timingSafeEqual(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
-  }
-  return diff === 0;
+  return Promise.resolve(sha256HexSync(key));
 }
 
 /** A newly created key: the plain `key` is shown once and never again. */
@@ -144,7 +127,7 @@ export async function createApiKey(db: Db, userId: string, name: string): Promis
   }
   const key = generateApiKey();
   const displayPrefix = key.slice(0, DISPLAY_PREFIX_LENGTH);
-  const id = await insertApiKey(db, { userId, name: trimmed, keyHash: sha256Hex(key), displayPrefix });
+  const id = await insertApiKey(db, { userId, name: trimmed, keyHash: sha256HexSync(key), displayPrefix });
   return { id, key, displayPrefix };
 }
 
@@ -179,7 +162,7 @@ export async function verifyApiKey(
   lookup?: KeyLookup,
 ): Promise<VerifiedApiKey | undefined> {
   if (!parseApiKey(key).ok) return undefined;
-  const hash = sha256Hex(key);
+  const hash = sha256HexSync(key);
   const row = lookup ? await lookup.find(hash) : (await findApiKeysByHashes(db, [hash])).get(hash);
   if (!row || !timingSafeEqual(row.keyHash, hash) || row.revokedAt !== null) return undefined;
   return {
@@ -199,7 +182,7 @@ type Waiter = { resolve: (row: ApiKeyWithAccess | undefined) => void; reject: (e
  * Key lookups of one database, batched without caching anything: at most one lookup query runs at a time, and
  * every hash asked for while it runs waits for the next query, which then answers all of them at once. Each
  * answer therefore comes from a query sent after the key was presented, so a revocation, an ended membership or
- * a changed role committed before a call is seen by that call (spec §5: the person's role and office at the
+ * a changed role committed before a call is seen by that call (docs/contract.md §5: the person's role and office at the
  * time of each call), while under load one query serves many concurrent calls instead of one each. Created once
  * per app (`auth/runtime.ts`), so apps in one process share nothing.
  */

@@ -2,7 +2,7 @@
  * The better-auth set-up: e-mail/password accounts, sessions, and the OAuth 2.1 authorization server of its MCP
  * plugin (DCR, PKCE S256, RFC 8707/8414/9728/7009/9207, JWT access tokens of 10 minutes, rotating refresh tokens).
  *
- * The gaps listed in `shared/notes/stack-facts.md` are closed here and in `auth/connections.ts`:
+ * The gaps of better-auth we close ourselves (docs/architecture.md §12) are closed here and in `auth/connections.ts`:
  * loopback redirect URIs make a client `native`; consent is narrowed to the person's right (`consentHook`);
  * disconnecting deletes consent and tokens in one transaction; every MCP call re-checks the connection.
  * Refresh tokens are single-use (a reuse ends the grant), and access tokens carry their issue time in µs of the

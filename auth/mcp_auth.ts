@@ -1,5 +1,5 @@
 /**
- * Authentication of the MCP endpoint (spec §5): an API key (`immo_…`) or an OAuth access token as a bearer.
+ * Authentication of the MCP endpoint (docs/contract.md §5): an API key (`immo_…`) or an OAuth access token as a bearer.
  *
  * Refusals follow RFC 6750 / RFC 9728: 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (plus
  * `error="invalid_token"` when a token was presented), or 403 `insufficient_scope` with the scope needed.

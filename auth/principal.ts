@@ -4,7 +4,7 @@
  */
 import { AppError } from "../errors.ts";
 
-/** The two rights of spec §5: `lesen` (provider server) and `suchen` (seeker server). */
+/** The two rights of docs/contract.md §5: `lesen` (provider server) and `suchen` (seeker server). */
 export type Right = "lesen" | "suchen";
 
 /** A person's role: a seeker, or a provider who is a member of an office. */

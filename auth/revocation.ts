@@ -11,7 +11,7 @@
  * Refresh tokens and consents need nothing here: deleting or revoking them ends the connection's grants through
  * the triggers of migration 0018.
  */
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../crypto.ts";
 import { decodeJwt } from "jose";
 import { endGrantsOfCode, recordCodeExchange, revokeAccessTokenId } from "../db/oauth.ts";
 import type { AppDeps } from "../deps.ts";
@@ -80,7 +80,7 @@ async function recordExchange(deps: Deps, code: string, res: Response): Promise<
 
 /** SHA-256 hex of an authorization code (what `oauth_code_exchanges` keeps). */
 export function codeHash(code: string): string {
-  return createHash("sha256").update(code, "utf8").digest("hex");
+  return sha256HexSync(code);
 }
 
 /** The revocation request to give better-auth: a JWT is looked up as an access token, whatever the hint. */

@@ -296,6 +296,9 @@ async function prepareData(
 ): Promise<{ ids: string[]; published: number; pgVersion: string; key: string }> {
   const applied = await migrate(db);
   if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
+  // Each service child gets a fresh AUTH_SECRET, so signing keys a kept cluster holds from an earlier run can no
+  // longer be decrypted; better-auth makes new ones on first use.
+  await sql`delete from jwks`.execute(db.kysely);
   await ensureListings(db, s.listings);
   await sql`vacuum (analyze) listings`.execute(db.kysely);
   const st = (await sql<{ published: number; total: number; version: string }>`

@@ -1,5 +1,5 @@
 /**
- * The catalogue filters of spec 4.1 (paging excluded) and the rule between them, in one place for REST, the MCP
+ * The catalogue filters of docs/contract.md §2.3 (paging excluded) and the rule between them, in one place for REST, the MCP
  * tools, saved searches and the search page. Every filter is optional; the given ones combine with AND.
  *
  * - {@linkcode filterFields}: the filters as JSON values (MCP arguments, stored saved searches).
@@ -15,7 +15,7 @@ import { type ListingFilter, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing
 /** Largest value accepted for the numeric filters (price, rooms, area). */
 export const FILTER_NUMBER_MAX = 1_000_000_000_000;
 
-/** The filter fields in the order of spec 4.1. */
+/** The filter fields in the order of docs/contract.md §2.3. */
 export const FILTER_KEYS = [
   "city",
   "transaction_type",
@@ -72,7 +72,7 @@ export const searchFiltersSchema = z.strictObject(filterFields);
 /** Catalogue filters without paging. */
 export type SearchFilters = z.infer<typeof searchFiltersSchema>;
 
-/** Only the filters that are set, in the order of spec 4.1. */
+/** Only the filters that are set, in the order of docs/contract.md §2.3. */
 export function definedFilters(f: Partial<ListingFilter>): SearchFilters {
   const out: Record<string, unknown> = {};
   for (const k of FILTER_KEYS) if (f[k] !== undefined) out[k] = f[k];

@@ -17,7 +17,7 @@ import type { Listing } from "./listing.ts";
 /** The language of a rendering: German, or English for the English pages. */
 export type NumberLang = "de" | "en";
 
-/** German names of the property types of spec 2.1. */
+/** German names of the property types of docs/contract.md §2.1. */
 export const PROPERTY_TYPE_DE: Record<NonNullable<Listing["property_type"]>, string> = {
   apartment: "Wohnung",
   house: "Haus",

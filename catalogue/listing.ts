@@ -1,5 +1,5 @@
 /**
- * The public listing (spec 2.1), the page of results (2.2) and paging, as zod schemas shared by REST, MCP tools,
+ * The public listing (docs/contract.md §2.1), the page of results (2.2) and paging, as zod schemas shared by REST, MCP tools,
  * saved searches and pages. The search filters (4.1) are in `filters.ts`.
  */
 import { z } from "zod";
@@ -8,14 +8,14 @@ import { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 export { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 export type { ListingFilter } from "../db/listings.ts";
 
-/** Default and maximum page size of spec 4.1/8. */
+/** Default and maximum page size of docs/contract.md §2.3, §9. */
 export const PAGE_SIZE_DEFAULT = 24;
 /** Largest page size a caller may ask for. */
 export const PAGE_SIZE_MAX = 60;
 /** Largest page number accepted (pages past the last one answer with empty `items`). */
 export const PAGE_MAX = 1_000_000;
 
-/** A listing exactly as the public sees it: the fields of spec 2.1, null where unknown, nothing else. */
+/** A listing exactly as the public sees it: the fields of docs/contract.md §2.1, null where unknown, nothing else. */
 export const listingSchema = z.object({
   id: z.string().describe("Listing id (UUID)."),
   title: z.string().nullable(),
@@ -38,10 +38,10 @@ export const listingSchema = z.object({
 /** A public listing. */
 export type Listing = z.infer<typeof listingSchema>;
 
-/** The listing fields in the order of spec 2.1. */
+/** The listing fields in the order of docs/contract.md §2.1. */
 export const LISTING_FIELDS = Object.keys(listingSchema.shape) as Array<keyof Listing>;
 
-/** A page of results (spec 2.2). */
+/** A page of results (docs/contract.md §2.2). */
 export const pageSchema = z.object({
   items: z.array(listingSchema),
   total: z.number().int().describe("Exact number of published listings matching the filters."),
@@ -59,7 +59,7 @@ export const pagingFields = {
     .describe(`Results per page, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`),
 };
 
-/** The paging fields of a page of results (spec 2.2) besides `items`, for output schemas. */
+/** The paging fields of a page of results (docs/contract.md §2.2) besides `items`, for output schemas. */
 export const pageMetaFields = {
   total: z.number().int(),
   page: z.number().int(),

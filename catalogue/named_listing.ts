@@ -14,7 +14,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { officeListingIds, officeListingsByReference } from "../db/social.ts";
+import { officeListingIds, officeListingsByReference } from "../db/listings.ts";
 
 const LINK =
   /\/(?:objekte|properties)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-z-])/gi;
@@ -65,8 +65,7 @@ export function referenceCandidates(text: string): string[] {
 async function namedIn(q: Kysely<Database>, officeId: string, part: string): Promise<string[]> {
   const own = await officeListingIds(q, officeId, linkedListingIds(part));
   if (own.size > 0) return [...own];
-  const byRef = await officeListingsByReference(q, officeId, referenceCandidates(part));
-  return [...new Set(byRef.values())];
+  return await officeListingsByReference(q, officeId, referenceCandidates(part));
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Reading an OpenImmo (1.2.x) stock file: an XML document, or a zip holding one XML document (images and other
  * entries are ignored), decoded by its BOM or the encoding of its XML declaration (UTF-8 by default), and mapped
- * object by object (`<immobilie>`) to the stock fields of spec 2.1. Pure: no database, no clock.
+ * object by object (`<immobilie>`) to the stock fields of docs/contract.md §2.1. Pure: no database, no clock.
  *
  * A broken file (not XML, malformed, not OpenImmo, a bad or oversized zip, an unknown encoding) throws
  * `AppError("invalid_request", reason)`. A broken object (no `objektnr_extern`, an invalid value, an unknown
@@ -384,7 +384,7 @@ const ELEMENT_OF: Record<string, string> = {
   longitude: "geokoordinaten @laengengrad",
 };
 
-/** The fields checked by the stock rules of spec 2.1 (ranges, lengths, postal code); a failure is invalid. */
+/** The fields checked by the stock rules of docs/contract.md §2.1 (ranges, lengths, postal code); a failure is invalid. */
 function validated(f: ListingColumns): ListingColumns {
   const r = stockFieldsSchema.safeParse(f);
   if (r.success) return f;

@@ -1,6 +1,6 @@
 /**
  * A provider office's stock: its listings in every status (draft, published, withdrawn, reserved) with the public
- * fields of spec 2.1, the internal reference and description, and the provider contact. Only published listings
+ * fields of docs/contract.md §2.1, the internal reference and description, and the provider contact. Only published listings
  * reach the public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
  *
  * `reserved` marks a published listing that is under offer: like `withdrawn` it leaves the public catalogue at
@@ -34,6 +34,7 @@ import {
   PROPERTY_TYPES,
   TRANSACTION_TYPES,
 } from "./listing.ts";
+import { citySchema } from "./city.ts";
 
 /** The statuses of a listing. */
 export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
@@ -45,9 +46,13 @@ export const ROOMS_MAX = 10_000;
 /** Largest area accepted, in m². */
 export const SQM_MAX = 1_000_000_000;
 
-/** A text of at most `max` characters, trimmed, not empty and without NUL characters (Postgres refuses those). */
+/**
+ * A text of at most `max` characters, trimmed, not empty, without NUL characters and valid Unicode (Postgres
+ * refuses NUL and unpaired surrogates).
+ */
 function text(max: number) {
-  return z.string().trim().min(1).max(max).refine((s) => !s.includes("\u0000"), "must not contain NUL");
+  return z.string().trim().min(1).max(max).refine((s) => !s.includes("\u0000"), "must not contain NUL")
+    .refine((s) => s.isWellFormed(), "must be valid Unicode text");
 }
 
 /** The provider contact as input: every field optional; `null` clears it. */
@@ -65,7 +70,7 @@ export const stockFieldsShape = {
   description: text(20_000).nullable().optional().describe(
     "Internal description; not part of the public listing.",
   ),
-  city: text(100).nullable().optional(),
+  city: citySchema.nullable().optional(),
   postal_code: z.string().regex(/^[0-9]{5}$/, "five digits").nullable().optional(),
   property_type: z.enum(PROPERTY_TYPES).nullable().optional(),
   transaction_type: z.enum(TRANSACTION_TYPES).nullable().optional(),
@@ -343,7 +348,7 @@ async function lockedListingIn(
   return stockView(await change(found));
 }
 
-/** The listing columns a provider writes (spec 2.1 fields plus reference and description), in one order. */
+/** The listing columns a provider writes (docs/contract.md §2.1 fields plus reference and description), in one order. */
 export const COLUMN_KEYS = [
   "reference",
   "title",

@@ -10,7 +10,7 @@
  * Nothing here runs on import; `main.ts`, tasks and tests call {@linkcode openDb} and pass the handle on.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PGliteDialect } from "kysely";
+import { Kysely, PGliteDialect, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import { describeHolder, HeldLock, type Holder, readHolder } from "./embedded_lock.ts";
@@ -231,4 +231,9 @@ async function socketPath(folder: string): Promise<string> {
 function defaultTaskName(): string {
   const file = Deno.mainModule.slice(Deno.mainModule.lastIndexOf("/") + 1).replace(/\.tsx?$/, "");
   return `deno task (${file})`;
+}
+
+/** Asks the database for `select 1` (the health check); rejects when it does not answer. */
+export async function pingDb(db: Db): Promise<void> {
+  await sql`select 1`.execute(db.kysely);
 }

@@ -1,5 +1,5 @@
 /**
- * SQL of event delivery (DESIGN §5): draining the outbox into deliveries, claiming an attempt, the access checks
+ * SQL of event delivery (docs/architecture.md §6): draining the outbox into deliveries, claiming an attempt, the access checks
  * before it, recording its outcome, the sweep, owed termination messages and the attempt log.
  */
 import { eventIdOf } from "./outbox.ts";

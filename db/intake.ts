@@ -51,26 +51,6 @@ export async function officeExists(q: Q, officeId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** The office's published listings among `ids` (the ids found in a message). */
-export async function publishedOfficeListings(q: Q, officeId: string, ids: string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await q.selectFrom("listings").select("id").where("office_id", "=", officeId)
-    .where("status", "=", "published").where("id", "in", ids).execute();
-  return rows.map((r) => r.id);
-}
-
-/** Id and reference of the office's published listings whose reference occurs in `text` (ignoring case). */
-export async function officeReferencesIn(
-  q: Q,
-  officeId: string,
-  text: string,
-): Promise<Array<{ id: string; reference: string }>> {
-  const rows = await q.selectFrom("listings").select(["id", "reference"]).where("office_id", "=", officeId)
-    .where("status", "=", "published").where("reference", "is not", null)
-    .where(sql<boolean>`strpos(lower(${text}), lower(reference)) > 0`).execute();
-  return rows.map((r) => ({ id: r.id, reference: r.reference! }));
-}
-
 /** The published listings (any office) whose reference is exactly `reference`. */
 export async function publishedListingsByReference(q: Q, reference: string): Promise<string[]> {
   const rows = await q.selectFrom("listings").select("id").where("reference", "=", reference)

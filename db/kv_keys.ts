@@ -2,7 +2,7 @@
  * The whole Deno KV key schema in one place. Every KV key the service reads or writes is built here.
  */
 
-/** Rate-limit groups of spec §8. */
+/** Rate-limit groups of docs/contract.md §9. */
 export type RateGroup = "catalogue" | "valuation" | "mcp" | "write" | "signin";
 
 /** Key of one caller's token bucket in one route group: `["rate", group, caller]`. */

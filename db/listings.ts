@@ -1,9 +1,9 @@
-/** SQL of the listings aggregate. Public reads select only the columns of spec 2.1 and never join contacts. */
-import { type ExpressionBuilder, sql } from "kysely";
+/** SQL of the listings aggregate. Public reads select only the columns of docs/contract.md §2.1 and never join contacts. */
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
 
-/** A listing as the public sees it: the fields of spec 2.1 (the zod schema of catalogue/listing.ts describes it). */
+/** A listing as the public sees it: the fields of docs/contract.md §2.1 (the zod schema of catalogue/listing.ts describes it). */
 export interface Listing {
   id: string;
   title: string | null;
@@ -32,7 +32,7 @@ export interface ListingFilter {
   min_sqm?: number | undefined;
 }
 
-/** The public columns of spec 2.1 (numerics cast to float8 so both drivers answer numbers). */
+/** The public columns of docs/contract.md §2.1 (numerics cast to float8 so both drivers answer numbers). */
 export const PUBLIC_COLUMNS = [
   "id",
   "title",
@@ -176,4 +176,34 @@ export async function setListingStatus(
     })
     .where("id", "=", id).executeTakeFirst();
   return res.numUpdatedRows > 0n;
+}
+
+/** Of the listing ids `ids`, those that belong to `officeId` (any status), lower-case. */
+export async function officeListingIds(
+  q: Kysely<Database>,
+  officeId: string,
+  ids: string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const r = await sql<{ id: string }>`
+    select id::text as id from listings
+    where office_id = ${officeId} and id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(q);
+  return new Set(r.rows.map((row) => row.id.toLowerCase()));
+}
+
+/**
+ * The ids of the office's listings (any status) whose reference equals one of `refs` ignoring case; two
+ * listings whose references differ only in case are both returned (the caller treats that as ambiguous).
+ */
+export async function officeListingsByReference(
+  q: Kysely<Database>,
+  officeId: string,
+  refs: string[],
+): Promise<string[]> {
+  if (refs.length === 0) return [];
+  const r = await sql<{ id: string }>`
+    select distinct id::text as id from listings
+    where office_id = ${officeId} and reference is not null
+      and lower(reference) in (${sql.join(refs.map((x) => x.toLowerCase()))})`.execute(q);
+  return r.rows.map((row) => row.id);
 }

@@ -150,7 +150,7 @@ export async function deleteConnection(
   now: Date = new Date(),
 ): Promise<boolean> {
   return await db.kysely.transaction().execute(async (tx) => {
-    // The connection's event subscriptions end with it (spec §6.2 rule 4); a terminated message is owed.
+    // The connection's event subscriptions end with it (docs/contract.md §6.3); a terminated message is owed.
     const ended = await endSubscriptions(tx, { userId, clientId }, {
       reason: "disconnected",
       now,

@@ -1,4 +1,4 @@
-/** SQL of the event outbox (DESIGN §5): rows are written inside the transaction of the action that triggers them. */
+/** SQL of the event outbox (docs/architecture.md §6): rows are written inside the transaction of the action that triggers them. */
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";

@@ -1,9 +1,9 @@
 /** Kysely table types of the Postgres schema (mirrors `db/migrations/*.sql`). */
 import type { ColumnType, Generated } from "kysely";
 
-/** Property types of a listing (spec 2.1). */
+/** Property types of a listing (docs/contract.md §2.1). */
 export const PROPERTY_TYPES = ["apartment", "house", "land", "commercial"] as const;
-/** Transaction types of a listing (spec 2.1). */
+/** Transaction types of a listing (docs/contract.md §2.1). */
 export const TRANSACTION_TYPES = ["buy", "rent"] as const;
 /** A person's role: a seeker, or a provider (member of an office). */
 export type Role = "seeker" | "provider";
@@ -20,7 +20,7 @@ export interface OfficesTable {
   created_at: GeneratedTimestamp;
 }
 
-/** A listing with its public fields (spec 2.1) and the service's internal ones. */
+/** A listing with its public fields (docs/contract.md §2.1) and the service's internal ones. */
 export interface ListingsTable {
   id: Generated<string>;
   office_id: string;

@@ -68,32 +68,6 @@ export async function connectedOffices(
   return new Map(r.rows.map((row) => [row.page_id, row.office_id]));
 }
 
-/** Of the listing ids `ids`, those that belong to `officeId` (any status), lower-case. */
-export async function officeListingIds(q: Q, officeId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const r = await sql<{ id: string }>`
-    select id::text as id from listings
-    where office_id = ${officeId} and id in (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(q);
-  return new Set(r.rows.map((row) => row.id.toLowerCase()));
-}
-
-/** The office's listings whose reference equals one of `refs` ignoring case: lower-case reference → listing id. */
-export async function officeListingsByReference(
-  q: Q,
-  officeId: string,
-  refs: string[],
-): Promise<Map<string, string>> {
-  if (refs.length === 0) return new Map();
-  const r = await sql<{ ref: string; id: string }>`
-    select lower(reference) as ref, id::text as id from listings
-    where office_id = ${officeId} and reference is not null
-      and lower(reference) in (${sql.join(refs.map((x) => x.toLowerCase()))})
-    order by created_at, id`.execute(q);
-  const out = new Map<string, string>();
-  for (const row of r.rows) if (!out.has(row.ref)) out.set(row.ref, row.id);
-  return out;
-}
-
 /** A new inbox entry. */
 export interface NewSocialEntry {
   officeId: string;

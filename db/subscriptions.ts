@@ -1,5 +1,5 @@
 /**
- * SQL of event subscriptions (spec §2.5, §4.4, §6): subscriptions, address verifications, switched-off events,
+ * SQL of event subscriptions (docs/contract.md §6.1, §6): subscriptions, address verifications, switched-off events,
  * and the ownership checks of subscription filters.
  */
 import { isUuid } from "../ids.ts";

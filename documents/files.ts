@@ -14,6 +14,7 @@
  * - After commit the upload asks the queue to read it (`documents/processing.ts`); until then it is `pending`.
  *   No content of a file is ever returned by these functions.
  */
+import { sha256Hex } from "../crypto.ts";
 import { z } from "zod";
 import {
   type FileRow,
@@ -128,12 +129,6 @@ function fileName(name: string): string {
     throw new AppError("invalid_request", "name");
   }
   return n;
-}
-
-/** Lower-case hex SHA-256 of `bytes`. */
-async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The queued job that reads uploaded documents (DESIGN §1 background).
+ * The queued job that reads uploaded documents (docs/architecture.md §1 background).
  *
  * A file is read at most once: the job reads a pending file's bytes, extracts its text and values outside any
  * transaction, then stores the result with a conditional update (`… where status = 'pending'`) in one transaction

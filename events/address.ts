@@ -1,5 +1,5 @@
 /**
- * Webhook addresses (spec §4.4 `delivery.url`): `https:` only, at most 2048 characters, no user info, and every IP
+ * Webhook addresses (docs/contract.md §6.1 `delivery.url`): `https:` only, at most 2048 characters, no user info, and every IP
  * address the host stands for must be global unicast. {@linkcode parseWebhookUrl} checks the text;
  * {@linkcode vetWebhookUrl} resolves the host (A and AAAA) and classifies each address with `ipaddr.js` plus an
  * explicit list of special-purpose blocks. Loopback receivers are allowed only on ports named in
@@ -22,7 +22,7 @@ export interface AddressPolicy {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-/** The longest accepted webhook URL (spec §8). */
+/** The longest accepted webhook URL (docs/contract.md §9). */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;

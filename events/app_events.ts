@@ -1,5 +1,5 @@
 /**
- * The events of a person's connected apps as the "Connected apps" page shows them (spec §6.2 rule 4): the live
+ * The events of a person's connected apps as the "Connected apps" page shows them (docs/contract.md §6.3): the live
  * subscriptions of each app, and a per-app switch for each event. Switching an event off ends the app's live
  * subscriptions of it at once (a `terminated` message with reason `ended_by_user` is owed) and makes the app's
  * next renewal fail with -32012 `ended_by_user`; switching it on lets the app subscribe again.
@@ -46,7 +46,7 @@ export function serversOfScopes(scopes: readonly string[]): EventServer[] {
   return out;
 }
 
-/** The events an app with consent `scopes` may subscribe to, in the spec's order. */
+/** The events an app with consent `scopes` may subscribe to, in the contract's order. */
 export function eventsOfScopes(scopes: readonly string[]): EventName[] {
   return serversOfScopes(scopes).flatMap((s) => eventsOf(s));
 }

@@ -1,6 +1,6 @@
 /**
- * The events of spec §6.4 and §6.5 that this build triggers: their server, the right they need, their filters and
- * the exact fields of their `data` (zod schemas, strict: a field the spec does not name is refused).
+ * The events of docs/contract.md §6.6, §6.7 that this build triggers: their server, the right they need, their filters and
+ * the exact fields of their `data` (zod schemas, strict: a field the contract does not name is refused).
  *
  * Timestamps in `data` (`beginn`, `start`) are ISO 8601 strings in UTC. `fenster` of viewing.upcoming is `24h`
  * (about a day before) or `1h` (about an hour before); `change` of viewing.changed is `moved` or `cancelled`.
@@ -109,7 +109,7 @@ const filterId = z.string().min(1).max(100);
 
 /**
  * Filter schemas (the `arguments` of events/subscribe), by event: every filter is optional and names a field of
- * the event's `data`; an event matches when each given filter equals that field (spec §6.4, §6.5 "Filters").
+ * the event's `data`; an event matches when each given filter equals that field (docs/contract.md §6.6, §6.7 "Filters").
  */
 export const EVENT_FILTERS: Record<EventName, z.ZodObject> = {
   "inquiry.received": z.strictObject({ objekt_id: filterId.optional() }),
@@ -164,7 +164,7 @@ export const EVENT_DESCRIPTIONS: Record<EventName, string> = {
     "start) oder abgesagt (cancelled). / The provider moved or cancelled a booked viewing.",
 };
 
-/** The events of `server`, in the spec's order. */
+/** The events of `server`, in the contract's order (docs/contract.md §6.6, §6.7). */
 export function eventsOf(server: EventServer): EventName[] {
   return (Object.keys(EVENT_SERVER) as EventName[]).filter((n) => EVENT_SERVER[n] === server);
 }
@@ -174,7 +174,7 @@ export function isEventName(name: unknown): name is EventName {
   return typeof name === "string" && Object.hasOwn(EVENT_SERVER, name);
 }
 
-/** The right each server's events need (spec §6.4: lesen, §6.5: suchen). */
+/** The right each server's events need (docs/contract.md §6.6: lesen, §6.5: suchen). */
 export function rightOfServer(server: EventServer): Right {
   return server === "anbieter" ? "lesen" : "suchen";
 }

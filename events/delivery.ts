@@ -1,5 +1,5 @@
 /**
- * Delivery of events as Standard Webhooks (spec §6.3, DESIGN §5), in small named steps: drain the outbox into
+ * Delivery of events as Standard Webhooks (docs/contract.md §6.4, docs/architecture.md §6), in small named steps: drain the outbox into
  * deliveries, then per delivery and attempt: claim, check access (consent, right, membership, switched off),
  * sign, POST through the SSRF-safe client, classify, log, and schedule the next attempt. Also the sweep that
  * re-drives anything a crash or a lost message left behind, and the owed `terminated` control messages.
@@ -29,10 +29,10 @@ import type { PostOutcome } from "./http_client.ts";
 import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./runtime.ts";
 import { rightOfServer } from "./catalogue.ts";
 
-/** Largest event body sent (spec §8: 256 KiB). */
+/** Largest event body sent (docs/contract.md §9: 256 KiB). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** How long the old secret keeps signing after a rotation (spec §4.4 rule 3). */
+/** How long the old secret keeps signing after a rotation (docs/contract.md §6.1). */
 export const ROTATION_OVERLAP_MS = 15 * 60_000;
 
 /** Outbox rows per drain statement. */
@@ -122,7 +122,7 @@ export async function sweep(deps: AppDeps): Promise<void> {
 /** Why an attempt must not be made: the subscription ended or expired, or access is gone (→ revoke). */
 type Hold = { drop: "subscription_ended" | "subscription_expired" } | { revoke: EndReason };
 
-/** Checks consent, right, membership and the person's switch before an attempt (spec §5). */
+/** Checks consent, right, membership and the person's switch before an attempt (docs/contract.md §5). */
 export function holdOf(c: ClaimedAttempt, now: Date): Hold | undefined {
   if (c.ended) return { drop: "subscription_ended" };
   if (c.expiresAt <= now) return { drop: "subscription_expired" };
@@ -255,7 +255,7 @@ async function holdAttempt(
   return "dropped";
 }
 
-/** The event body of spec §6.3. */
+/** The event body of docs/contract.md §6.4. */
 export function eventBody(
   c: Pick<ClaimedAttempt, "eventId" | "eventName" | "eventAt" | "eventData">,
 ): string {
@@ -342,7 +342,7 @@ async function endForGone(deps: AppDeps, c: ClaimedAttempt): Promise<void> {
   });
 }
 
-/** The `data.reason` a `terminated` message carries for an end reason (spec §7.2 -32012 reasons). */
+/** The `data.reason` a `terminated` message carries for an end reason (docs/contract.md §8.4 -32012 reasons). */
 export function terminationReason(end: string): string {
   return end === "ended_by_user" || end === "insufficient_scope" ? end : "access_closed";
 }

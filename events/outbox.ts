@@ -1,6 +1,6 @@
 /**
  * Writing events: a domain action calls {@linkcode recordEvent} with its own transaction, so the event exists if
- * and only if the action committed. The data is checked against the event's schema (exact spec fields).
+ * and only if the action committed. The data is checked against the event's schema (exactly the fields of docs/contract.md §6.6, §6.7).
  */
 import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
@@ -58,7 +58,7 @@ export async function recordEvent<N extends EventName>(
 }
 
 /**
- * Runs `fn` in one transaction and, once it committed, asks the dispatcher to drain the outbox (DESIGN §5 step 2;
+ * Runs `fn` in one transaction and, once it committed, asks the dispatcher to drain the outbox (docs/architecture.md §6;
  * the periodic sweep covers a crash between commit and this call). Use it for every action that records events.
  */
 export async function withEvents<T>(

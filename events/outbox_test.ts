@@ -5,7 +5,7 @@ import { ensureOffice } from "../db/offices.ts";
 import { openTestDb } from "../tests/helpers.ts";
 import { recordEvent } from "./outbox.ts";
 
-Deno.test("recordEvent writes exactly the spec's fields, with owner and origin, and refuses anything else", async (t) => {
+Deno.test("recordEvent writes exactly the contract's fields, with owner and origin, and refuses anything else", async (t) => {
   const tdb = await openTestDb();
   const db = tdb.db;
   const officeId = await ensureOffice(db, "Büro Outbox");

@@ -14,10 +14,10 @@ import { DeliveryState } from "./delivery_state.ts";
 import { type WebhookClient, webhookClient } from "./http_client.ts";
 import { type SecretBox, secretBox, WebhookSigner } from "./signing.ts";
 
-/** The `user-agent` of every webhook POST (spec §6.3: ends in `-mcp-events`). */
+/** The `user-agent` of every webhook POST (docs/contract.md §6.4: ends in `-mcp-events`). */
 export const WEBHOOK_USER_AGENT = "immobilienkatalog-mcp-events";
 
-/** Longest time one delivery attempt or verification may take (spec §8). */
+/** Longest time one delivery attempt or verification may take (docs/contract.md §9). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 /** The event machinery shared by the MCP methods, the domain actions and the delivery loop. */

@@ -1,5 +1,5 @@
 /**
- * Webhook secrets and signatures (spec §6.3 rule 1, Standard Webhooks): `whsec_` + standard Base64 of 24–64
+ * Webhook secrets and signatures (docs/contract.md §6.4, Standard Webhooks): `whsec_` + standard Base64 of 24–64
  * bytes; `v1,` + Base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)), computed by Web Crypto
  * (`crypto.ts`). Secrets are stored encrypted with AES-256-GCM under a key derived (HKDF-SHA256) from
  * AUTH_SECRET, never in clear. The imported HMAC keys and the opened secrets are kept by the

@@ -1,7 +1,7 @@
 /**
- * The event calls of spec §4.4 as domain functions: events/list, events/subscribe (with address verification,
+ * The event calls of docs/contract.md §6.1 as domain functions: events/list, events/subscribe (with address verification,
  * renewal, secret rotation and the limits of §6.2, §8) and events/unsubscribe. Every refusal is an
- * {@linkcode EventCallError} with the code and `data` of spec §7.2; nothing is written before every check passed.
+ * {@linkcode EventCallError} with the code and `data` of docs/contract.md §8.4; nothing is written before every check passed.
  */
 import { z } from "zod";
 import type { Right } from "../auth/principal.ts";
@@ -44,13 +44,13 @@ import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts
 import { eventRuntimeOf } from "./runtime.ts";
 import { parseSecret } from "./signing.ts";
 
-/** At most this many live subscriptions per person and app (spec §6.2). */
+/** At most this many live subscriptions per person and app (docs/contract.md §6.3). */
 export const MAX_SUBSCRIPTIONS = 50;
-/** Shortest subscription duration (spec §8). */
+/** Shortest subscription duration (docs/contract.md §9). */
 export const MIN_TTL_MS = 10 * 60_000;
-/** Longest and default subscription duration (spec §8). */
+/** Longest and default subscription duration (docs/contract.md §9). */
 export const MAX_TTL_MS = 24 * 60 * 60_000;
-/** How long a verified address holds per person, app and address (spec §6.1). */
+/** How long a verified address holds per person, app and address (docs/contract.md §6.2). */
 export const VERIFICATION_VALID_MS = 24 * 60 * 60_000;
 
 /** The server a caller with `right` talks to. */
@@ -114,7 +114,7 @@ interface SubscribeRequest {
   ttlMs: number;
 }
 
-/** events/subscribe: creates or renews the subscription (spec §4.4, §6.1, §6.2). */
+/** events/subscribe: creates or renews the subscription (docs/contract.md §6.1, §6.2, §6.3). */
 export async function subscribe(
   deps: AppDeps,
   principal: Principal | undefined,
@@ -128,7 +128,7 @@ export async function subscribe(
   return await writeSubscription(deps, req, identity);
 }
 
-/** Every check that needs no write, in the order of spec §7.2's table; throws the first failure. */
+/** Every check that needs no write, in the order of docs/contract.md §8.4's table; throws the first failure. */
 async function checkSubscribe(
   deps: AppDeps,
   principal: Principal | undefined,
@@ -295,7 +295,7 @@ function overLimit(): EventCallError {
   });
 }
 
-/** Verifies the address unless (person, app, address) was verified within 24 hours (spec §6.1). */
+/** Verifies the address unless (person, app, address) was verified within 24 hours (docs/contract.md §6.2). */
 async function ensureVerified(
   deps: AppDeps,
   req: SubscribeRequest,
@@ -320,7 +320,7 @@ async function ensureVerified(
   await saveVerification(deps.db, identity.userId, identity.clientId, identity.url, now);
 }
 
-/** Why a verification answer fails (spec §6.1), or undefined when it echoed the challenge with a 2xx. */
+/** Why a verification answer fails (docs/contract.md §6.2), or undefined when it echoed the challenge with a 2xx. */
 export function verificationFailure(
   result: Awaited<ReturnType<typeof signedPost>>,
   challenge: string,
@@ -442,7 +442,7 @@ export async function unsubscribe(
   return {};
 }
 
-/** events/poll and events/stream: not supported (spec §4.4 rule 4). */
+/** events/poll and events/stream: not supported (docs/contract.md §6.1). */
 export function unsupportedMode(method: "events/poll" | "events/stream"): never {
   throw new EventCallError("unsupported", `${method} is not supported; use webhook delivery`, {
     feature: "deliveryMode",

@@ -5,7 +5,7 @@
  * Rules:
  * - An enquiry concerns one PUBLISHED listing and belongs to the listing's office; it starts `open` with its first
  *   message (sender `seeker`). The enquirer's e-mail is stored trimmed and lower-cased.
- * - Limits of spec §8, shared by every way of sending: per person (seeker account) 5 in 10 minutes, per e-mail
+ * - Limits of docs/contract.md §9, shared by every way of sending: per person (seeker account) 5 in 10 minutes, per e-mail
  *   address 5 in 24 hours, per listing 30 in one hour; each window counts enquiries created in (now − window, now]
  *   of the domain clock. Anonymous enquirers (no account) are limited by e-mail and listing only. Over a limit:
  *   `rate_limited` and nothing is written. The transaction takes advisory locks on listing, e-mail and person
@@ -49,7 +49,7 @@ import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
 import { clip } from "../text.ts";
 
-/** The enquiry limits of spec §8: how many enquiries within how many milliseconds. */
+/** The enquiry limits of docs/contract.md §9: how many enquiries within how many milliseconds. */
 export const INQUIRY_LIMITS = {
   perPerson: { max: 5, windowMs: 10 * 60_000 },
   perEmail: { max: 5, windowMs: 24 * 3_600_000 },
@@ -157,7 +157,7 @@ const VIA: Record<"service" | "portal" | "email", string> = {
 };
 
 /**
- * Stores a new open enquiry with its first message and writes `inquiry.received`; enforces the limits of spec §8
+ * Stores a new open enquiry with its first message and writes `inquiry.received`; enforces the limits of docs/contract.md §9
  * race-safely. Throws `not_found` (listing not published / malformed id), `rate_limited` (nothing written) or
  * `invalid_request` (bad e-mail, name or phone, no name without an account; empty or over-long message).
  * With `dedupe`, a known key answers the enquiry it created with `duplicate: true` and writes nothing.

@@ -2,6 +2,7 @@
  * What both inbound intake endpoints share: the shared-secret check, SHA-256 message keys, text clean-up and the
  * refusal reasons of an enquiry that could not be created.
  */
+import { sha256Hex } from "../crypto.ts";
 import { secretMatches } from "../crypto.ts";
 import { AppError } from "../errors.ts";
 import { MESSAGE_MAX, NAME_MAX } from "../inquiries/inquiries.ts";
@@ -9,13 +10,6 @@ import { truncate } from "../text.ts";
 
 /** Longest stored message id; a longer one is stored as `sha256:<hex>` of itself. */
 export const MESSAGE_ID_MAX = 400;
-
-/** Lower-case hex SHA-256 of `data` (a string is hashed as UTF-8). */
-export async function sha256Hex(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Whether `given` equals the configured secret; compares SHA-256 digests in constant time (no length leak). */
 export async function intakeSecretMatches(

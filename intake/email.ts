@@ -12,7 +12,7 @@
  *   Charsets and transfer encodings are decoded by postal-mime. Attachments are parsed but ignored, never stored.
  * - Duplicates: the Message-ID (angle brackets and white space trimmed, case kept), or `sha256:<hex>` of the raw
  *   message when it has none, identifies the mail; a known one answers the enquiry it created and writes nothing.
- * - The limits of spec §8 apply as for every enquiry (`rate_limited`, nothing written).
+ * - The limits of docs/contract.md §9 apply as for every enquiry (`rate_limited`, nothing written).
  */
 import PostalMime, { type Address, addressParser, type Email, type Mailbox } from "postal-mime";
 import { namedListing } from "../catalogue/named_listing.ts";
@@ -20,7 +20,8 @@ import { findIntakeMessage, type IntakeKey, officeExists } from "../db/intake.ts
 import { AppError } from "../errors.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppDeps } from "../deps.ts";
-import { clean, enquirerName, enquiryText, sha256Hex, storedMessageId } from "./common.ts";
+import { sha256Hex } from "../crypto.ts";
+import { clean, enquirerName, enquiryText, storedMessageId } from "./common.ts";
 import { htmlToText } from "./html_text.ts";
 
 /** What an accepted message did: created an enquiry, or repeated one already received. */
@@ -101,7 +102,7 @@ async function officeListing(deps: AppDeps, officeId: string, mail: Email, text:
 /**
  * Creates the enquiry of one raw e-mail, or answers the one a repeat of it created. Throws `invalid_request`
  * (not a message, no sender address, no text), `not_found` (no intake address, unknown listing or office, no
- * unambiguous listing) or `rate_limited` (spec §8); nothing is written then.
+ * unambiguous listing) or `rate_limited` (docs/contract.md §9); nothing is written then.
  */
 export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<IntakeOutcome> {
   const mail = await parseMail(raw);

@@ -27,9 +27,9 @@ import {
   enquiryText,
   refusalOf,
   type RefusalReason,
-  sha256Hex,
   storedMessageId,
 } from "./common.ts";
+import { sha256Hex } from "../crypto.ts";
 
 /** Most interessenten accepted in one document. */
 export const MAX_ENTRIES = 500;

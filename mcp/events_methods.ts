@@ -1,5 +1,5 @@
 /**
- * The event methods of spec §4.4 on both MCP servers (both protocol eras): `events/list`, `events/subscribe`,
+ * The event methods of docs/contract.md §6.1 on both MCP servers (both protocol eras): `events/list`, `events/subscribe`,
  * `events/unsubscribe`, and `events/poll` / `events/stream` (always -32014). A thin adapter: the domain lives in
  * `events/subscriptions.ts`; an {@linkcode EventCallError} becomes a JSON-RPC error with its code and `data`.
  */
@@ -16,7 +16,7 @@ import { principalOf } from "./context.ts";
  */
 export const EVENTS_CAPABILITY = { events: { listChanged: false } } as unknown as ServerCapabilities;
 
-// Params are checked by the domain (so each failure gets the spec's code and data), not by the SDK.
+// Params are checked by the domain (so each failure gets the code and data of docs/contract.md §8.4), not by the SDK.
 const anyParams = z.looseObject({});
 
 /** Registers the event methods on `s` (a fresh per-request server). */

@@ -1,6 +1,6 @@
 /**
  * HTTP mounting of the MCP endpoint at `/mcp` (streamable HTTP): authenticate, take a token of the account's
- * "mcp" bucket (spec §8; over the limit an HTTP 429 `{error: "rate_limited"}` without Retry-After), then hand the
+ * "mcp" bucket (docs/contract.md §9; over the limit an HTTP 429 `{error: "rate_limited"}` without Retry-After), then hand the
  * request to the server chosen by the caller's right. Serves protocol 2026-07-28 and, statelessly, the 2025-era
  * revisions back to 2024-11-05. A plain 2026-07-28 `tools/call` is answered by `direct_call.ts`, everything else
  * by the SDK's `createMcpHandler` with a fresh server per request (`servers.ts`).

@@ -1,5 +1,5 @@
 /**
- * The two MCP servers of spec §1: the provider server (`immobilien-anbieter`, right `lesen`) and the seeker server
+ * The two MCP servers of docs/contract.md §1.1: the provider server (`immobilien-anbieter`, right `lesen`) and the seeker server
  * (`immobilien-suche`, right `suchen`). What each serves is built once ({@linkcode Surface}); every request gets a
  * fresh low-level SDK `Server` (stateless serving) with our own `tools/list` and `tools/call` handlers reading from
  * that surface, so nothing is registered or converted per request.
@@ -33,7 +33,7 @@ export interface ServerIdentity {
   version: string;
 }
 
-/** Version reported in `serverInfo` (the service's interface version, spec §9). */
+/** Version reported in `serverInfo` (the service's interface version, docs/contract.md §10). */
 export const MCP_SERVER_VERSION = "2026.09";
 
 /** Name of the provider server. */

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { timingSafeEqual } from "../auth/api_keys.ts";
+import { timingSafeEqual } from "../crypto.ts";
 import type { AppEnv } from "../routes/env.ts";
 
 const COOKIE = "immo_csrf";

@@ -78,7 +78,7 @@ const TEXTS = {
   never: ["nie", "never"],
   disconnect: ["Trennen", "Disconnect"],
   disconnected: ["Die App wurde getrennt.", "The app has been disconnected."],
-  // --- connected apps: event subscriptions and switches (spec §6.2 rule 4) ---
+  // --- connected apps: event subscriptions and switches (docs/contract.md §6.3) ---
   disconnectedEvents: [
     "Die App wurde getrennt. Alle Ereignis-Abos dieser Verbindung wurden beendet; die App erhält keine Ereignisse mehr.",
     "The app has been disconnected. All event subscriptions of this connection have been ended; the app receives no more events.",
@@ -220,7 +220,6 @@ const TEXTS = {
   source: ["Quelle", "Source"],
   stichtag: ["Stichtag", "Reference date"],
   gfz: ["GFZ", "Floor-area ratio"],
-  perSqm: ["€/m²", "€/m²"],
   enquiryTitle: ["Anfrage an den Anbieter", "Enquiry to the provider"],
   message: ["Ihre Nachricht", "Your message"],
   phoneOptional: ["Telefon (freiwillig)", "Phone (optional)"],

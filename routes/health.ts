@@ -1,6 +1,6 @@
 /** GET /healthz: whether the database and KV answer (200) or not (503). */
 import { Hono } from "hono";
-import { sql } from "kysely";
+import { pingDb } from "../db/connection.ts";
 import { healthKey } from "../db/kv_keys.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
@@ -12,7 +12,7 @@ export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/", async (c) => {
     const [database, kv] = await Promise.all([
-      probe(() => sql`select 1`.execute(deps.db.kysely)),
+      probe(() => pingDb(deps.db)),
       probe(() => deps.kv.get(healthKey())),
     ]);
     const ok = database === "ok" && kv === "ok";

@@ -1,5 +1,5 @@
 /**
- * The inbound intake endpoints (plain routes, not in the public OpenAPI description; documented in README):
+ * The inbound intake endpoints (plain routes, not in the public OpenAPI description; documented in docs/contract.md §7):
  * - `POST /api/inbound/email`: one raw RFC 5322 message (`message/rfc822` or `text/plain`) → 201 `{anfrage_id}`,
  *   a repeat 200 `{status: "duplicate", anfrage_id}` (see intake/email.ts).
  * - `POST /api/inbound/openimmo-feedback`: OpenImmo-Feedback XML (`application/xml` or `text/xml`) → 200

@@ -11,7 +11,7 @@ import type { Logger } from "../log.ts";
 import { clip } from "../text.ts";
 import type { AppEnv } from "./env.ts";
 
-/** Largest accepted request body: 512 KB (spec §8), counted as 512 × 1024 bytes. */
+/** Largest accepted request body: 512 KB (docs/contract.md §9), counted as 512 × 1024 bytes. */
 export const MAX_BODY_BYTES = 512 * 1024;
 
 /** Gives each request a random id, available as `c.get("requestId")` and sent back in `x-request-id`. */

@@ -5,7 +5,7 @@ import { AppError, ERROR_STATUS, type ErrorCode } from "../errors.ts";
 import { clip } from "../text.ts";
 import type { AppEnv } from "./env.ts";
 
-/** The REST error object (spec 2.4). */
+/** The REST error object (docs/contract.md §8.1). */
 export const errorSchema = z.object({
   error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe(
     "A snake_case error code.",

@@ -1,5 +1,5 @@
 /**
- * Saved searches of seekers: a name and catalogue filters (spec 4.1 without paging). A run (every 5 minutes, by
+ * Saved searches of seekers: a name and catalogue filters (docs/contract.md §2.3 without paging). A run (every 5 minutes, by
  * cron) stores the listings published since the search's last run that match its filters and writes one
  * `matches.new` event per search that found any. Used by the MCP tools of the seeker server and by pages.
  */

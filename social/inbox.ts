@@ -9,12 +9,12 @@
  */
 import type { Kysely } from "kysely";
 import { namedListing } from "../catalogue/named_listing.ts";
+import { officeListingIds } from "../db/listings.ts";
 import type { Database } from "../db/schema.ts";
 import {
   connectedOffices,
   insertSocialEntry,
   listSocialEntries,
-  officeListingIds,
   type SocialArt,
   type SocialEntryRow,
   type SocialNetz,

@@ -6,7 +6,7 @@
  * called in a transaction). Approving does exactly what is proposed, once (a second and concurrent approvals are
  * `conflict` and send nothing); discarding sends nothing; `geht_hinaus` is true only where something goes out;
  * another office's proposals are `not_found`; proposal.pending reaches the receiver with objekt_id and anfrage_id
- * filters; a proposal the agent makes inside an app's call is not sent back to that app (spec 6.3 rule 6).
+ * filters; a proposal the agent makes inside an app's call is not sent back to that app (docs/contract.md §6.4).
  */
 import assert from "node:assert/strict";
 import { sql } from "kysely";

@@ -210,7 +210,7 @@ Deno.test("only published listings appear; withdrawing one makes it 404 at once"
   await check({ city: "Berlin", page_size: 60 });
 });
 
-Deno.test("a listing has exactly the fields of spec 2.1, null where unknown", async () => {
+Deno.test("a listing has exactly the fields of docs/contract.md §2.1, null where unknown", async () => {
   const r = all.find((x) => x.status === "published" && x.city === "MÜNCHEN")!;
   const { status, body } = await getJson(app, `/api/public/properties/${r.id}`);
   assert.equal(status, 200);

@@ -1,5 +1,5 @@
 /**
- * The "Connected apps" page and events (spec §6.2 rule 4): a provider's app subscribes over MCP; the page (signed in
+ * The "Connected apps" page and events (docs/contract.md §6.3): a provider's app subscribes over MCP; the page (signed in
  * through the real sign-in form) lists the subscription; switching the event off ends it at once (DB, `terminated`
  * message with reason ended_by_user, no further delivery, renewal refused with -32012 ended_by_user); switching it
  * on lets the app subscribe again; disconnecting ends every subscription of the connection. Refused: a POST

@@ -1,8 +1,8 @@
 /**
- * The event calls of spec §4.4 (events/list, events/subscribe, events/unsubscribe, events/poll, events/stream)
+ * The event calls of docs/contract.md §6.1 (events/list, events/subscribe, events/unsubscribe, events/poll, events/stream)
  * through real MCP clients of both protocol eras, connected over a real OAuth connection (an "app"), with real
  * HTTPS receivers and the real database: the advertised capability, the catalogue, subscribing, renewal,
- * verification, rotation, every refusal of spec §7.2 with its code and `data` (and that a refusal writes nothing),
+ * verification, rotation, every refusal of docs/contract.md §8.4 with its code and `data` (and that a refusal writes nothing),
  * and unsubscribing.
  */
 import assert from "node:assert/strict";
@@ -224,7 +224,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
                 Object.keys(EVENT_DATA[name].shape).sort(),
                 `${who} ${name}: payloadSchema keys = data fields`,
               );
-              // Every filter names a field of the data (spec §6.4/§6.5 "Filters").
+              // Every filter names a field of the data (docs/contract.md §6.6, §6.7 "Filters").
               for (const k of Object.keys(e.inputSchema.properties ?? {})) {
                 assert.ok(k in e.payloadSchema.properties, `${who} ${name}: filter ${k} is a data field`);
               }
@@ -593,7 +593,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
           }
 
           if (!timeoutTested) {
-            // Waits the full 10 seconds of spec §8: done once, not per era.
+            // Waits the full 10 seconds of docs/contract.md §9: done once, not per era.
             timeoutTested = true;
             const hang = w.receivers[R.hang]!;
             await refused(app, subscribeParams("inquiry.received", hang.url, s), -32015, {

@@ -1,5 +1,5 @@
 /**
- * Event delivery end to end (spec §5, §6.3–§6.5): real MCP clients connected over OAuth cause the 8 built events
+ * Event delivery end to end (docs/contract.md §5, §6.4–§6.5): real MCP clients connected over OAuth cause the 8 built events
  * through their tools (or the reminder / saved-search runs), and real HTTPS receivers check every delivery with
  * `standardwebhooks` AND `svix`. Covers the exact headers and body of §6.3, the exact `data` fields of each event,
  * filters, "not sent back to the app that caused it", revocation before an attempt (consent, right, membership)
@@ -168,7 +168,7 @@ Deno.test("event delivery: headers, body, data, filters, no echo, revocation, ro
 
   /**
    * Asserts `row` was delivered exactly once to each of `subs` and to no other subscription, each delivery
-   * exactly as spec §6.3 says.
+   * exactly as docs/contract.md §6.4 says.
    */
   const assertDelivered = async (row: OutboxRow, subs: Sub[], sentAfterMs: number) => {
     const states = (await settled([row])).get(row.id)!;
@@ -191,7 +191,7 @@ Deno.test("event delivery: headers, body, data, filters, no echo, revocation, ro
     }
   };
 
-  /** One delivery of `row` to `s` as spec §6.3 says. */
+  /** One delivery of `row` to `s` as docs/contract.md §6.4 says. */
   const assertDelivery = (d: ReceivedDelivery, row: OutboxRow, s: Sub, sentAfterMs: number) => {
     const names = Object.keys(d.headers).filter((h) => !TRANSPORT_HEADERS.has(h)).sort();
     assert.deepEqual(names, SPEC_HEADERS, "exactly the headers of §6.3");

@@ -1,5 +1,5 @@
 /**
- * Delivery attempts and retries (spec §6.3 rules 3–5) with the test schedule (`EVENTS_RETRY_DELAYS_MS`
+ * Delivery attempts and retries (docs/contract.md §6.4 rules 3–5) with the test schedule (`EVENTS_RETRY_DELAYS_MS`
  * 0,300,600,900): one enquiry goes to one subscription per scripted HTTPS receiver, all at once: 500 three times
  * then 204, always 500, 410, 413, a redirect (not followed), a receiver slower than the 10 s attempt timeout once,
  * and a receiver that is down and comes back on the same port. Checks the attempt log, the `webhook-id` kept

@@ -61,9 +61,9 @@ interface Case {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array<ArrayBuffer>;
-  /** The exact status, when the README names one. */
+  /** The exact status, when docs/contract.md §8 names one. */
   status?: number;
-  /** The exact `error` code, when the README names one. */
+  /** The exact `error` code, when docs/contract.md §8 names one. */
   error?: string;
 }
 

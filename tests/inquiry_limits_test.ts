@@ -1,5 +1,5 @@
 /**
- * The enquiry limits of spec §8, exact at the window edges and shared by the send_inquiry tool and direct calls
+ * The enquiry limits of docs/contract.md §9, exact at the window edges and shared by the send_inquiry tool and direct calls
  * of `sendInquiry` (the form): 5 per person in 10 minutes, 5 per e-mail address in 24 hours, 30 per listing in
  * one hour. A refusal writes no enquiry, message or outbox row; concurrent senders cannot overshoot. Also the
  * input errors of `sendInquiry`.

@@ -6,7 +6,7 @@
  * portal reaches the receiver and verifies with standardwebhooks AND svix; plain, HTML-only, multipart with
  * attachments, ISO-8859-1 quoted-printable, windows-1252 and Base64 UTF-8 mails come out right field by field;
  * duplicates (also two concurrent identical posts) create one enquiry; per-listing and per-office addresses;
- * unknown listings; the limits of spec §8 with nothing half-written; 413; feedback in UTF-8 and ISO-8859-1 with
+ * unknown listings; the limits of docs/contract.md §9 with nothing half-written; 413; feedback in UTF-8 and ISO-8859-1 with
  * several interessenten, malformed XML and unknown listings. The domain clock is never moved (the receiver checks
  * timestamps against the real clock), so every step uses its own listings and addresses.
  */
@@ -525,7 +525,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
     );
 
     await t.step(
-      "limits of spec §8 still apply: per e-mail address and per listing, nothing half-written",
+      "limits of docs/contract.md §9 still apply: per e-mail address and per listing, nothing half-written",
       async () => {
         const perEmail = INQUIRY_LIMITS.perEmail.max;
         const targets = await listings(perEmail + 1);

@@ -1,5 +1,5 @@
 /**
- * The MCP rate limit (spec §8): both servers together, per account, 30 at once then 1 per second. The 31st
+ * The MCP rate limit (docs/contract.md §9): both servers together, per account, 30 at once then 1 per second. The 31st
  * immediate call gets HTTP 429 `{error: "rate_limited"}` without Retry-After and does nothing; another account is
  * unaffected; after a second one more call is admitted.
  */

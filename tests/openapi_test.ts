@@ -132,15 +132,29 @@ Deno.test("live responses of the location baseline validate, and its request sch
   assert.ok(!validate({ unknown: 1 }), "unknown fields are documented as refused");
 });
 
-Deno.test("CORS is open for the public endpoints, without credentials", async () => {
-  const res = await request(app, "/api/public/properties", { headers: { origin: "https://example.org" } });
-  assert.equal(res.headers.get("access-control-allow-origin"), "*");
-  assert.equal(res.headers.get("access-control-allow-credentials"), null);
-  await res.body?.cancel();
-  const pre = await request(app, "/api/public/properties", {
-    method: "OPTIONS",
-    headers: { origin: "https://example.org", "access-control-request-method": "GET" },
-  });
-  assert.equal(pre.status, 204);
-  assert.equal(pre.headers.get("access-control-allow-origin"), "*");
+Deno.test("CORS is open for every public endpoint and the document, without credentials", async () => {
+  const id = (await (await request(app, "/api/public/properties?page_size=1")).json()).items[0]?.id ?? "x";
+  const paths: Array<[string, string]> = [
+    ["/api/public/properties", "GET"],
+    [`/api/public/properties/${id}`, "GET"],
+    ["/api/public/valuation/location-baseline", "POST"],
+    ["/api/public/openapi.json", "GET"],
+  ];
+  for (const [path, method] of paths) {
+    const res = await request(app, path, {
+      method,
+      headers: { origin: "https://example.org", "content-type": "application/json" },
+      ...(method === "POST" ? { body: "{}" } : {}),
+    });
+    assert.equal(res.headers.get("access-control-allow-origin"), "*", path);
+    assert.equal(res.headers.get("access-control-allow-credentials"), null, path);
+    await res.body?.cancel();
+    const pre = await request(app, path, {
+      method: "OPTIONS",
+      headers: { origin: "https://example.org", "access-control-request-method": method },
+    });
+    assert.equal(pre.status, 204, path);
+    assert.equal(pre.headers.get("access-control-allow-origin"), "*", path);
+    await pre.body?.cancel();
+  }
 });

@@ -1,4 +1,4 @@
-/** Token buckets of spec §8: burst, 429 without Retry-After, refill rate, callers per IP and /64, shared KV. */
+/** Token buckets of docs/contract.md §9: burst, 429 without Retry-After, refill rate, callers per IP and /64, shared KV. */
 import assert from "node:assert/strict";
 import { seedSample } from "../catalogue/seed.ts";
 import { openTestDb, request, testApp } from "./helpers.ts";

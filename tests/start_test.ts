@@ -1,5 +1,5 @@
 /**
- * The README's start command on a fresh data folder: migrations, the sample catalogue, serving; a restart keeps
+ * The README's start command (docs/operations.md §1) on a fresh data folder: migrations, the sample catalogue, serving; a restart keeps
  * the data; `db:seed --count N` adds N sample listings with a progress bar.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The location baseline (spec 2.3, 4.3): a euro-per-m² guide value for a place and where it comes from.
+ * The location baseline (docs/contract.md §3.1, §3): a euro-per-m² guide value for a place and where it comes from.
  *
  * Source order: regional rule → official land value (kauf only) → comparables → none. `source: "none"` always
  * comes with `base_eur_sqm: null`.
@@ -13,7 +13,7 @@ import { type PlaceResolution, resolvePlace } from "./places.ts";
 import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
 import { municipalityMedian, zoneValueAt } from "./zones.ts";
 
-/** The location baseline result (spec 2.3); every field is always present, null where not applicable. */
+/** The location baseline result (docs/contract.md §3.1); every field is always present, null where not applicable. */
 export const baselineResultSchema = z.object({
   base_eur_sqm: z.number().nullable().describe("Euro per m²; null when source is none."),
   source: z.enum(["bodenrichtwert", "comparables", "none"]),

@@ -40,7 +40,7 @@ import type { BrwZoneInput } from "../db/brw_zones.ts";
 import { NON_RELEASING_STATES, STATE_BY_KEY_PREFIX, STATE_CODES, type StateCode } from "./states.ts";
 
 export { type StateCode } from "./states.ts";
-/** States whose land values we have no licence to reuse (spec 4.3 rule 2); imports for them are refused. */
+/** States whose land values we have no licence to reuse (docs/contract.md §3.3); imports for them are refused. */
 export const REFUSED_STATES = NON_RELEASING_STATES;
 
 /** The state `code` (any case) accepted for import; throws AppError for unknown codes and the four refused states. */

@@ -1,5 +1,5 @@
 /**
- * What the location baseline (spec 4.3) takes, in one place for POST /api/public/valuation/location-baseline, the
+ * What the location baseline (docs/contract.md §3) takes, in one place for POST /api/public/valuation/location-baseline, the
  * MCP tool `get_location_baseline` and the listing page: the request schema (every field optional, unknown fields
  * refused) and the request for a listing's own place.
  */

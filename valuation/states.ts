@@ -51,7 +51,7 @@ export function isStateCode(s: string): s is StateCode {
   return Object.hasOwn(STATE_NAMES, s);
 }
 
-/** States whose expert committees do not release their land values for reuse (spec 4.3 rule 2). */
+/** States whose expert committees do not release their land values for reuse (docs/contract.md §3.3). */
 export const NON_RELEASING_STATES: ReadonlySet<StateCode> = new Set<StateCode>(["BW", "SL", "SH", "BY"]);
 
 /** The state of a municipality key (AGS/ARS): its first two digits 01 … 16 → state code. */

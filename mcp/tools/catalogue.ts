@@ -1,6 +1,6 @@
 /**
- * MCP tools of the seeker server over the public catalogue and valuation: `search_properties` (spec 4.1) and
- * `get_location_baseline` (spec 4.3). They answer exactly what the REST endpoints answer for the same query.
+ * MCP tools of the seeker server over the public catalogue and valuation: `search_properties` (docs/contract.md §2.3) and
+ * `get_location_baseline` (docs/contract.md §3). They answer exactly what the REST endpoints answer for the same query.
  *
  * Errors: a field out of bounds, of the wrong type or unknown answers `invalid_arguments` (the input schema); the
  * rule between fields min_price ≤ max_price answers `invalid_request`, like REST (`catalogue/filters.ts`).

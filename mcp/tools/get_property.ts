@@ -1,4 +1,4 @@
-/** MCP tool `get_property`: one public listing (spec 4.2), on both servers. */
+/** MCP tool `get_property`: one public listing (docs/contract.md §2.4), on both servers. */
 import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
 import { getPublicListing } from "../../catalogue/search.ts";
@@ -29,7 +29,7 @@ export function registerGetProperty(target: ToolTarget, deps: AppDeps): void {
     name: "get_property",
     title: "Objekt abrufen / Get listing",
     description: "Liefert ein veröffentlichtes Objekt des Katalogs mit seinen öffentlichen Feldern. " +
-      "Returns one published listing of the catalogue with its public fields (spec 4.2); an unknown or " +
+      "Returns one published listing of the catalogue with its public fields (docs/contract.md §2.4); an unknown or " +
       "withdrawn id answers not_found.",
     input: z.object({ id: z.string().max(100).describe("Listing id (UUID).") }),
     output: listingSchema,
