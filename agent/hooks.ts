@@ -68,19 +68,23 @@ export async function proposeForInquiry(
     factsOf(src),
     slots.map((s) => ({ start: s.starts_at, end: s.ends_at, free: s.free })),
   );
-  return [
-    await propose(
-      tx,
-      { kind: "reply", officeId: src.office_id, listingId: src.listing_id, title: src.title },
-      {
-        inquiryId,
-        fileId: null,
-        text,
-        aenderungen: null,
-      },
-      ctx,
-    ),
-  ];
+  return [await proposeMessage(tx, "reply", { src, inquiryId, text }, ctx)];
+}
+
+/** Stores a proposal to send `text` (a reply or a rejection) in the enquiry `inquiryId` of `src`'s listing. */
+function proposeMessage(
+  tx: Kysely<Database>,
+  kind: "reply" | "rejection",
+  m: { src: DraftSource; inquiryId: string; text: string },
+  ctx: HookContext,
+): Promise<string> {
+  const { src, inquiryId, text } = m;
+  return propose(tx, { kind, officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
+    inquiryId,
+    fileId: null,
+    text,
+    aenderungen: null,
+  }, ctx);
 }
 
 /**
@@ -98,19 +102,7 @@ export async function proposeRejections(
     const src = (await findDraftSource(tx, inquiryId))!;
     const template = await findTemplate(tx, src.office_id, "rejection");
     const text = rejectionDraft(template, factsOf(src), why);
-    made.push(
-      await propose(
-        tx,
-        {
-          kind: "rejection",
-          officeId: src.office_id,
-          listingId: src.listing_id,
-          title: src.title,
-        },
-        { inquiryId, fileId: null, text, aenderungen: null },
-        ctx,
-      ),
-    );
+    made.push(await proposeMessage(tx, "rejection", { src, inquiryId, text }, ctx));
   }
   return made;
 }

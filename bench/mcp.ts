@@ -26,17 +26,7 @@ import { createPerson } from "../auth/accounts.ts";
 import { createApiKey } from "../auth/api_keys.ts";
 import { createAuth } from "../auth/better_auth.ts";
 import { configFromEnv } from "../config.ts";
-import {
-  authorizeUrl,
-  type OAuthWorld,
-  PASSWORD,
-  pkce,
-  REDIRECT_URI,
-  register,
-  signInAndConsent,
-  token,
-} from "../tests/oauth_support.ts";
-import { JarBrowser } from "../tests/browser_jar.ts";
+import { type OAuthWorld, PASSWORD, register, tokensFor } from "../tests/oauth_support.ts";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { seedSample } from "../catalogue/seed.ts";
 import { userByEmail } from "../db/accounts.ts";
@@ -260,34 +250,11 @@ async function oauthToken(base: string): Promise<string> {
   // works there (the pages refuse a foreign Origin), and the token's audience is that resource.
   const prm = await (await fetch(`${base}/.well-known/oauth-protected-resource${MCP_PATH}`)).json();
   const resource = String(prm.resource);
-  const origin = new URL(resource).origin;
-  const w = { origin, resource } as OAuthWorld;
-  const clientId = await register(origin);
-  const { verifier, challenge } = await pkce();
-  const b = new JarBrowser(origin);
-  const step = await signInAndConsent(
-    b,
-    await b.open(authorizeUrl(w, clientId, { code_challenge: challenge })),
-    SEEKER_EMAIL,
-  );
-  if (step.kind !== "left") {
-    throw new Error(`OAuth: no redirect back to the app (${step.status} ${step.url})`);
-  }
-  const code = new URL(step.location).searchParams.get("code");
-  if (!code) throw new Error(`OAuth: no code in ${step.location}`);
-  const r = await token(w, {
-    grant_type: "authorization_code",
-    code,
-    code_verifier: verifier,
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    resource: w.resource,
-  });
-  if (r.status !== 200) {
-    throw new Error(`OAuth: token endpoint answered ${r.status} ${JSON.stringify(r.body)}`);
-  }
-  say(`OAuth: app ${clientId} connected for ${SEEKER_EMAIL} (scope ${r.body.scope})`);
-  return r.body.access_token as string;
+  const w = { origin: new URL(resource).origin, resource } as OAuthWorld;
+  const clientId = await register(w.origin);
+  const tokens = await tokensFor(w, clientId, SEEKER_EMAIL);
+  say(`OAuth: app ${clientId} connected for ${SEEKER_EMAIL} (scope ${tokens.scope})`);
+  return tokens.access_token as string;
 }
 
 async function prepareData(

@@ -22,7 +22,7 @@ import { langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { errorPage, signedInForm } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout } from "./layout.tsx";
+import { CsrfField, Layout, TableHead } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -84,15 +84,7 @@ async function appsPage(
       {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
       {apps.length === 0 ? <p>{t(l, "noApps")}</p> : (
         <table>
-          <thead>
-            <tr>
-              <th>{t(l, "app")}</th>
-              <th>{t(l, "right")}</th>
-              <th>{t(l, "connectedAt")}</th>
-              <th>{t(l, "lastUsed")}</th>
-              <th></th>
-            </tr>
-          </thead>
+          <TableHead titles={[t(l, "app"), t(l, "right"), t(l, "connectedAt"), t(l, "lastUsed"), ""]} />
           <tbody>
             {apps.map((a) => (
               <tr data-client-id={a.clientId}>

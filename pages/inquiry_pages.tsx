@@ -19,7 +19,7 @@ import {
 import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout } from "./layout.tsx";
+import { CsrfField, Layout, TableHead } from "./layout.tsx";
 import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
 import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
 
@@ -75,15 +75,7 @@ function InquiryTable(p: { l: Lang; items: InquirySummary[] }) {
   const { l } = p;
   return (
     <table>
-      <thead>
-        <tr>
-          <th>{t(l, "listing")}</th>
-          <th>{t(l, "status")}</th>
-          <th>{t(l, "messages")}</th>
-          <th>{t(l, "lastActivity")}</th>
-          <th></th>
-        </tr>
-      </thead>
+      <TableHead titles={[t(l, "listing"), t(l, "status"), t(l, "messages"), t(l, "lastActivity"), ""]} />
       <tbody>
         {p.items.map((i) => (
           <tr data-inquiry-id={i.id}>

@@ -9,7 +9,7 @@ import { langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import { t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout } from "./layout.tsx";
+import { CsrfField, Layout, TableHead } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -51,15 +51,9 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
       </form>
       {keys.length === 0 ? <p>{t(l, "noKeys")}</p> : (
         <table>
-          <thead>
-            <tr>
-              <th>{t(l, "keyName")}</th>
-              <th>{t(l, "apiKeys")}</th>
-              <th>{t(l, "created")}</th>
-              <th>{t(l, "lastUsed")}</th>
-              <th>{t(l, "status")}</th>
-            </tr>
-          </thead>
+          <TableHead
+            titles={[t(l, "keyName"), t(l, "apiKeys"), t(l, "created"), t(l, "lastUsed"), t(l, "status")]}
+          />
           <tbody>
             {keys.map((k) => (
               <tr data-key-id={k.id}>

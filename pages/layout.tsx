@@ -73,3 +73,14 @@ export function Layout(p: LayoutProps) {
 export function CsrfField(p: { token: string }) {
   return <input type="hidden" name="_csrf" value={p.token} />;
 }
+
+/** The header row of a table: one column title per entry (an empty string for a column without a title). */
+export function TableHead(p: { titles: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {p.titles.map((title) => <th>{title}</th>)}
+      </tr>
+    </thead>
+  );
+}

@@ -16,11 +16,11 @@ import { createAuth } from "../auth/better_auth.ts";
 import { resolveAuthSecret } from "../auth/secret.ts";
 import { configFromEnv } from "../config.ts";
 import type { Db } from "../db/connection.ts";
-import { migrate } from "../db/migrate.ts";
 import { clientsWithConnections } from "../db/oauth.ts";
 import { createOffice, findOffice, listOffices } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
 import {
+  commandLine,
   helpRequested,
   printUsage,
   taskArgs,
@@ -30,7 +30,7 @@ import {
   usageFailure,
   usageText,
 } from "./args.ts";
-import { openConfiguredDb } from "./open.ts";
+import { withTaskDb } from "./open.ts";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -167,25 +167,18 @@ async function addProviderCommand(db: Db, v: Values): Promise<void> {
 /** Runs `command` (named `name`) with `args`; returns the exit code. */
 async function runCommand(name: string, command: Command, args: string[]): Promise<number> {
   const usage = usageText(command.help);
-  if (helpRequested(args)) return printUsage(usage);
-  let values: Values;
+  const values = commandLine(args, usage, (a) => commandValues(command, a));
+  if (typeof values === "number") return values;
   try {
-    values = commandValues(command, args);
-  } catch (err) {
-    return usageFailure((err as Error).message, usage);
-  }
-  const db = await openConfiguredDb(name);
-  try {
-    if (db.kind === "pglite") await migrate(db);
-    await command.run(db, values);
-    return 0;
+    return await withTaskDb(name, async (db) => {
+      await command.run(db, values);
+      return 0;
+    });
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(err.message, usage);
     if (!(err instanceof AppError)) throw err;
     console.error(err.detail ?? err.code);
     return 1;
-  } finally {
-    await db.close();
   }
 }
 

@@ -103,3 +103,28 @@ export function taskArgs<V = Record<string, string | boolean | undefined>>(
     throw new UsageError((err as Error).message);
   }
 }
+
+/** Where a task writes: stdout and stderr by default; tests pass their own. */
+export interface TaskOutput {
+  out?: (text: string) => void;
+  err?: (text: string) => void;
+}
+
+/**
+ * The command line parsed by `parse`, or the exit code after answering it: the usage on stdout for `--help`/`-h`
+ * (0), or the message and the usage on stderr for a {@linkcode UsageError} (2). Other errors are rethrown.
+ */
+export function commandLine<T extends object>(
+  args: string[],
+  usage: string,
+  parse: (args: string[]) => T,
+  io: TaskOutput = {},
+): T | number {
+  if (helpRequested(args)) return printUsage(usage, io.out);
+  try {
+    return parse(args);
+  } catch (e) {
+    if (e instanceof UsageError) return usageFailure(e.message, usage, io.err);
+    throw e;
+  }
+}

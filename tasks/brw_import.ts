@@ -8,7 +8,7 @@
  * and listed with their line number (CSV) or feature index (GeoJSON). Exit codes: 0 imported (possibly with bad
  * rows), 1 the import failed as a whole (nothing changed), 2 usage error, refused state or unreadable file.
  */
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { basename } from "node:path";
 import { countZones, replaceZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
@@ -69,7 +69,13 @@ interface Args {
 export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
-  const parsed = commandLine(args, out, err);
+  let parsed: Args | number;
+  try {
+    parsed = commandLine(args, USAGE, parseCli, { out, err });
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    return fail(err, message(e), 2);
+  }
   if (typeof parsed === "number") return parsed;
   let bytes: Uint8Array;
   try {
@@ -95,18 +101,6 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
     return fail(err, `import failed, the previous zones are unchanged: ${message(e)}`, 1);
   } finally {
     await db.close();
-  }
-}
-
-/** The parsed command line, or the exit code after printing the usage (`--help`) or why the line is wrong. */
-function commandLine(args: string[], out: (l: string) => void, err: (l: string) => void): Args | number {
-  if (helpRequested(args)) return printUsage(USAGE, out);
-  try {
-    return parseCli(args);
-  } catch (e) {
-    if (e instanceof UsageError) return usageFailure(e.message, USAGE, err);
-    if (e instanceof AppError) return fail(err, message(e), 2);
-    throw e;
   }
 }
 

@@ -5,10 +5,9 @@
  *
  * Prints the newest rows first: time, event name, owner, originating app and the data (IDs and `satz` only).
  */
-import { migrate } from "../db/migrate.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
-import { openConfiguredDb } from "./open.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { withTaskDb } from "./open.ts";
 
 const USAGE = usageText({
   synopsis: ["events:outbox [--pending] [--name NAME] [--limit N] [--json]"],
@@ -64,25 +63,15 @@ function line(r: OutboxRow): string {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (helpRequested(args)) return printUsage(USAGE);
-  let q: OutboxQuery;
-  try {
-    q = parse(args);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return usageFailure(err.message, USAGE);
-  }
-  const db = await openConfiguredDb("events:outbox");
-  try {
-    if (db.kind === "pglite") await migrate(db);
+  const q = commandLine(args, USAGE, parse);
+  if (typeof q === "number") return q;
+  return await withTaskDb("events:outbox", async (db) => {
     const rows = await listOutbox(db, { limit: q.limit, pendingOnly: q.pending, name: q.name });
     if (q.json) console.log(JSON.stringify(rows, null, 2));
     else if (rows.length === 0) console.log("the outbox is empty");
     else for (const r of rows) console.log(line(r));
     return 0;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args.slice(Deno.args[0] === "events:outbox" ? 1 : 0)));

@@ -7,11 +7,10 @@
  * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
  * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
  */
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
-import { migrate } from "../db/migrate.ts";
-import { openConfiguredDb } from "./open.ts";
+import { withTaskDb } from "./open.ts";
 
 /** What to show. */
 export interface LogQuery {
@@ -92,17 +91,9 @@ export function formatAttempt(l: AttemptLogLine): string {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (helpRequested(args)) return printUsage(USAGE);
-  let q: LogQuery;
-  try {
-    q = parseLogArgs(args);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return usageFailure(err.message, USAGE);
-  }
-  const db = await openConfiguredDb("events:log");
-  try {
-    if (db.kind === "pglite") await migrate(db);
+  const q = commandLine(args, USAGE, parseLogArgs);
+  if (typeof q === "number") return q;
+  return await withTaskDb("events:log", async (db) => {
     const lines = await attemptLog(db, q.of, q.limit);
     if (q.json) console.log(JSON.stringify(lines, null, 2));
     else if (lines.length === 0) {
@@ -111,10 +102,8 @@ export async function main(args: string[]): Promise<number> {
         : `event ${eventIdOf(q.of.outboxId)}`;
       console.log(`no delivery attempts for ${what}`);
     } else for (const l of lines) console.log(formatAttempt(l));
-  } finally {
-    await db.close();
-  }
-  return 0;
+    return 0;
+  });
 }
 
 if (import.meta.main) {

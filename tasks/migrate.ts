@@ -1,6 +1,6 @@
 /** `deno task db:migrate`: applies every pending migration to the configured database (`--help` for the usage). */
 import { migrate } from "../db/migrate.ts";
-import { helpRequested, printUsage, taskArgs, usageFailure, usageText } from "./args.ts";
+import { commandLine, taskArgs, usageText } from "./args.ts";
 import { openConfiguredDb } from "./open.ts";
 
 const USAGE = usageText({
@@ -14,12 +14,8 @@ const USAGE = usageText({
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (helpRequested(args)) return printUsage(USAGE);
-  try {
-    taskArgs(args, {});
-  } catch (err) {
-    return usageFailure((err as Error).message, USAGE);
-  }
+  const parsed = commandLine(args, USAGE, (a) => taskArgs(a, {}));
+  if (typeof parsed === "number") return parsed;
   const db = await openConfiguredDb("db:migrate");
   try {
     const applied = await migrate(db);

@@ -1,6 +1,7 @@
 /** Opens the configured database for an operator task (the same database `deno task start` uses). */
 import { configFromEnv } from "../config.ts";
 import { type Db, EmbeddedBusyError, openDb } from "../db/connection.ts";
+import { migrate } from "../db/migrate.ts";
 
 /** What an operator task needs from its surroundings; tests pass their own database and output. */
 export interface TaskDeps {
@@ -31,5 +32,19 @@ export async function openConfiguredDb(task: string): Promise<Db> {
     if (!(err instanceof EmbeddedBusyError)) throw err;
     console.error(err.message);
     Deno.exit(EmbeddedBusyError.EXIT_CODE);
+  }
+}
+
+/**
+ * Runs `fn` with the configured database of task `task` ({@linkcode openConfiguredDb}), migrated first when it is
+ * the embedded one, and closes it afterwards whatever happens.
+ */
+export async function withTaskDb<T>(task: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openConfiguredDb(task);
+  try {
+    if (db.kind === "pglite") await migrate(db);
+    return await fn(db);
+  } finally {
+    await db.close();
   }
 }

@@ -7,7 +7,7 @@
  * import failed (nothing changed; with `--strict` also when any object is invalid), 2 usage error, unreadable file
  * or unknown office. `--help` prints the usage.
  */
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
 import { agentReactions } from "../agent/hooks.ts";
@@ -50,7 +50,7 @@ interface Args {
 export async function main(args: string[], deps: TaskDeps = {}): Promise<number> {
   const out = deps.out ?? ((l: string) => console.log(l));
   const err = deps.err ?? ((l: string) => console.error(l));
-  const parsed = commandLine(args, out, err);
+  const parsed = commandLine(args, USAGE, parseCli, { out, err });
   if (typeof parsed === "number") return parsed;
   let bytes: Uint8Array;
   try {
@@ -75,17 +75,6 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
     return fail(err, `${broken ? "broken file" : "import failed"}, nothing changed: ${message(e)}`, 1);
   } finally {
     await db.close();
-  }
-}
-
-/** The parsed command line, or the exit code after printing the usage (`--help`) or why the line is wrong. */
-function commandLine(args: string[], out: (l: string) => void, err: (l: string) => void): Args | number {
-  if (helpRequested(args)) return printUsage(USAGE, out);
-  try {
-    return parseCli(args);
-  } catch (e) {
-    if (e instanceof UsageError) return usageFailure(e.message, USAGE, err);
-    throw e;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { SAMPLE_COUNT, seedSample } from "../catalogue/seed.ts";
 import { migrate } from "../db/migrate.ts";
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { openConfiguredDb } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
@@ -40,14 +40,8 @@ function parse(args: string[]): { count: number; seed: number | undefined } {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (helpRequested(args)) return printUsage(USAGE);
-  let a: { count: number; seed: number | undefined };
-  try {
-    a = parse(args);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return usageFailure(err.message, USAGE);
-  }
+  const a = commandLine(args, USAGE, parse);
+  if (typeof a === "number") return a;
   const db = await openConfiguredDb("db:seed");
   try {
     await migrate(db);

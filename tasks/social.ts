@@ -8,11 +8,10 @@
  * A page belongs to one office; connecting it to another office moves it (entries already received stay with
  * the office they arrived for). Exit code 2 for bad input (with a message), 0 otherwise.
  */
-import { helpRequested, printUsage, taskArgs, UsageError, usageFailure, usageText } from "./args.ts";
-import { migrate } from "../db/migrate.ts";
+import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { AppError } from "../errors.ts";
 import { connectSocialPage, disconnectSocialPage, parseNetz, parsePageId } from "../social/pages.ts";
-import { openConfiguredDb } from "./open.ts";
+import { withTaskDb } from "./open.ts";
 
 const USAGE = usageText({
   synopsis: [
@@ -76,17 +75,9 @@ function parse(args: string[]): Args {
 
 /** Runs the task with `args`; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (helpRequested(args)) return printUsage(USAGE);
-  let a: Args;
-  try {
-    a = parse(args);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    return usageFailure(err.message, USAGE);
-  }
-  const db = await openConfiguredDb("social:connect");
-  try {
-    if (db.kind === "pglite") await migrate(db);
+  const a = commandLine(args, USAGE, parse);
+  if (typeof a === "number") return a;
+  return await withTaskDb("social:connect", async (db) => {
     if (a.disconnect) {
       const was = await disconnectSocialPage(db, { office: a.office, netz: a.netz, pageId: a.page });
       console.log(
@@ -108,13 +99,11 @@ export async function main(args: string[]): Promise<number> {
       : "";
     console.log(`connected: ${a.netz} page ${a.page} → ${r.officeName} (${r.officeId})${moved}`);
     return 0;
-  } catch (err) {
+  }).catch((err) => {
     if (!(err instanceof AppError)) throw err;
     console.error(err.detail ?? err.code);
     return 2;
-  } finally {
-    await db.close();
-  }
+  });
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

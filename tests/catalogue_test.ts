@@ -8,18 +8,14 @@ import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertListings, type NewListing, setListingStatus } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { sql } from "kysely";
-import { getJson, openTestDb, testApp } from "./helpers.ts";
+import { closeAfterAll, getJson, openTestDb, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
 const tdb = await openTestDb();
 const t = await testApp(tdb.db);
 const { app } = t;
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await tdb.close();
-});
+closeAfterAll(t, tdb);
 const office = await ensureOffice(tdb.db, "Testbüro");
 
 // 300 generated listings plus hand-made edge cases: umlaut spellings, no price, equal publication times.

@@ -7,17 +7,13 @@ import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
 import { MAX_BODY_BYTES } from "../routes/middleware.ts";
 import { BASELINE_PATH } from "../routes/valuation.ts";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
 const tdb = await openTestDb();
 const t = await testApp(tdb.db);
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await tdb.close();
-});
+closeAfterAll(t, tdb);
 // Routes that fail in each way a 5xx can come about, added after the app's own.
 t.app.get("/test/throws", () => {
   throw new TypeError("kaputt");

@@ -181,3 +181,13 @@ export async function getJson(
   const res = await request(app, path, {}, ip);
   return { status: res.status, body: await res.json(), headers: res.headers };
 }
+
+/**
+ * Closes `handles` (apps, databases) after the module's last test, in order: what a module opens before its tests
+ * is closed after them (closing it inside a test would count as that test's leak).
+ */
+export function closeAfterAll(...handles: Array<{ close(): unknown }>): void {
+  Deno.test.afterAll(async () => {
+    for (const h of handles) await h.close();
+  });
+}

@@ -11,7 +11,7 @@ import { insertUser, startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { hubSignature } from "../social/signature.ts";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 const INTAKE_SECRET = "hostile-test-intake-secret-0123456789abcdef";
 const APP_SECRET = "hostile-test-app-secret-0123456789";
@@ -23,11 +23,7 @@ const t = await testApp(tdb.db, {
   SOCIAL_APP_SECRET: APP_SECRET,
   SOCIAL_VERIFY_TOKEN: "hostile-verify-token-0123456789",
 });
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await tdb.close();
-});
+closeAfterAll(t, tdb);
 const officeId = await ensureOffice(tdb.db, "Testbüro Hostile");
 const userId = await insertUser(tdb.db, { email: "feind@example.org", name: "Feind", role: "seeker" });
 await startMembership(tdb.db, userId, officeId);

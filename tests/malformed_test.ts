@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { seedSample } from "../catalogue/seed.ts";
 import { MAX_BODY_BYTES } from "../routes/middleware.ts";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
@@ -13,11 +13,7 @@ const tdb = await openTestDb();
 await seedSample(tdb.db, { count: 40 });
 const t = await testApp(tdb.db);
 const { app } = t;
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await tdb.close();
-});
+closeAfterAll(t, tdb);
 const P = "/api/public/properties";
 const big = "x".repeat(10 * 1024);
 

@@ -7,7 +7,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { seedSample } from "../catalogue/seed.ts";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
@@ -16,12 +16,7 @@ await seedSample(tdb.db, { count: 30 });
 const t = await testApp(tdb.db);
 const { app } = t;
 const limited = await testApp(tdb.db, { RATE_LIMIT: "on" });
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await limited.close();
-  await tdb.close();
-});
+closeAfterAll(t, limited, tdb);
 // deno-lint-ignore no-explicit-any
 const doc: any = await (await request(app, "/api/public/openapi.json")).json();
 

@@ -1,17 +1,13 @@
 /** POST /api/public/valuation/location-baseline: malformed bodies get documented 4xx errors, never a 5xx. */
 import assert from "node:assert/strict";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
 const tdb = await openTestDb();
 const t = await testApp(tdb.db);
 const { app } = t;
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await tdb.close();
-});
+closeAfterAll(t, tdb);
 const PATH = "/api/public/valuation/location-baseline";
 const JSON_TYPE = { "content-type": "application/json" };
 

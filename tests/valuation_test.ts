@@ -8,7 +8,7 @@ import { replaceZones } from "../db/brw_zones.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { parseBrwFile, type StateCode } from "../valuation/brw_import.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
 
@@ -16,12 +16,7 @@ const tdb = await openTestDb();
 const t = await testApp(tdb.db);
 const { app } = t;
 const limited = await testApp(tdb.db, { RATE_LIMIT: "on" });
-// Opened before the tests, so closed after them (closing them in a test would be a leak of that test).
-Deno.test.afterAll(async () => {
-  await t.close();
-  await limited.close();
-  await tdb.close();
-});
+closeAfterAll(t, limited, tdb);
 const PATH = "/api/public/valuation/location-baseline";
 const office = await ensureOffice(tdb.db, "Vergleichsbüro");
 

@@ -7,7 +7,7 @@ import { countZones, replaceZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
 import { AppError } from "../errors.ts";
 import { main } from "../tasks/brw_import.ts";
-import { openTestDb } from "../tests/helpers.ts";
+import { closeAfterAll, openTestDb } from "../tests/helpers.ts";
 import { formatBadRow, importState, parseBrwFile, type ParsedFile, REFUSED_STATES } from "./brw_import.ts";
 import type { MultiPolygonGeometry, PolygonGeometry } from "./geometry.ts";
 import { zoneValueAt } from "./zones.ts";
@@ -239,8 +239,7 @@ Deno.test("the four non-releasing states are refused with the licence reason", (
 
 const tdb = await openTestDb();
 const db = tdb.db;
-// Opened before the tests, so closed after them (closing it in a test would be a leak of that test).
-Deno.test.afterAll(() => tdb.close());
+closeAfterAll(tdb);
 
 async function importFile(name: string, state: "BB" | "NW" | "NI", stichtag?: string): Promise<ParsedFile> {
   const f = parseBrwFile(await read(name), { state, stichtag });
