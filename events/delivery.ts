@@ -162,10 +162,13 @@ async function sendClaimed(
 ): Promise<Array<AttemptOutcome | undefined>> {
   const claimedAt = Date.now();
   const { limited } = eventRuntimeOf(deps).delivery;
+  // Every attempt of the batch is signed at once: Web Crypto calls made together cost a third of the same calls
+  // made one after another as slots free up (bench:events 0.42-0.45 x its floor before, 0.54-0.56 after).
+  const signing = new Map(claimed.map((c) => [c, handled(signAttempt(deps, c))]));
   return await Promise.all(claimed.map(async (c) => {
     const sent = await limited(async () => {
       const waited = Date.now() - claimedAt > FRESH_CLAIM_MS;
-      if (!waited && hold.covers(c.outboxId)) return await send(deps, c);
+      if (!waited && hold.covers(c.outboxId)) return await send(deps, c, signing.get(c));
       await hold.renew(deps.db);
       if (!hold.covers(c.outboxId)) return undefined;
       const again = waited ? await firstAttemptAgain(deps.db, c) : c;
@@ -183,12 +186,15 @@ function leaseFrom(now: Date): { now: Date; leaseUntil: Date } {
 /** A claimed attempt after its access check: held back, or sent with this result. */
 type Sent = { claimed: ClaimedAttempt; startedAt: Date } & ({ hold: Hold } | { result: PostOutcome });
 
-/** Checks access right before the attempt, then signs and POSTs it (unless held back). */
-async function send(deps: AppDeps, claimed: ClaimedAttempt): Promise<Sent> {
+/**
+ * Checks access right before the attempt, then POSTs it (unless held back), signed by `signing` (started earlier
+ * for a drained batch, see {@linkcode sendClaimed}) or now.
+ */
+async function send(deps: AppDeps, claimed: ClaimedAttempt, signing?: Promise<SignedAttempt>): Promise<Sent> {
   const startedAt = new Date();
   const hold = holdOf(claimed, nowOf(deps));
   if (hold) return { claimed, startedAt, hold };
-  return { claimed, startedAt, result: await post(deps, claimed) };
+  return { claimed, startedAt, result: await post(deps, claimed, signing ?? signAttempt(deps, claimed)) };
 }
 
 /** Classifies and records a sent attempt (or the hold), then ends the subscription or schedules a retry. */
@@ -282,6 +288,23 @@ export async function signingSecrets(
   return secrets;
 }
 
+/** The headers of message `id` with `body` for subscription `subscriptionId`, signed now with `secrets`. */
+async function signedHeaders(
+  deps: AppDeps,
+  to: { subscriptionId: string; secrets: string[] },
+  id: string,
+  body: string,
+): Promise<Record<string, string>> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": await eventRuntimeOf(deps).signer.header(to.secrets, id, timestamp, body),
+    "x-mcp-subscription-id": to.subscriptionId,
+  };
+}
+
 /** Signs and POSTs `body` as message `id` to `url` for subscription `subscriptionId`. */
 export async function signedPost(
   deps: AppDeps,
@@ -290,15 +313,27 @@ export async function signedPost(
   body: string,
 ): Promise<PostOutcome> {
   const rt = eventRuntimeOf(deps);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const headers = {
-    "content-type": "application/json",
-    "webhook-id": id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": await rt.signer.header(to.secrets, id, timestamp, body),
-    "x-mcp-subscription-id": to.subscriptionId,
+  return await rt.client.post(rt.delivery.url(to.url), await signedHeaders(deps, to, id, body), body);
+}
+
+/** An attempt's signed request, or `tooLarge` when its event's body is over {@linkcode MAX_BODY_BYTES}. */
+type SignedAttempt = { body: string; headers: Record<string, string> } | { tooLarge: true };
+
+/** Signs attempt `c` now (its body is built once per event). */
+async function signAttempt(deps: AppDeps, c: ClaimedAttempt): Promise<SignedAttempt> {
+  const { body, tooLarge } = bodyOf(deps, c);
+  if (tooLarge) return { tooLarge };
+  const secrets = await signingSecrets(deps, c);
+  return {
+    body,
+    headers: await signedHeaders(deps, { subscriptionId: c.subscriptionId, secrets }, c.eventId, body),
   };
-  return await rt.client.post(rt.delivery.url(to.url), headers, body);
+}
+
+/** `p`, marked as handled: a signature made for an attempt that is then held back is never awaited. */
+function handled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
 }
 
 /** The body of `c`'s event and whether it is over {@linkcode MAX_BODY_BYTES} (built once per event, see `body`). */
@@ -309,12 +344,12 @@ function bodyOf(deps: AppDeps, c: ClaimedAttempt): EventBody {
   });
 }
 
-/** Signs and POSTs attempt `c` (an event body over the limit fails without a request). */
-async function post(deps: AppDeps, c: ClaimedAttempt): Promise<PostOutcome> {
-  const { body, tooLarge } = bodyOf(deps, c);
-  if (tooLarge) return { kind: "failure", errorClass: "network", durationMs: 0 };
-  const secrets = await signingSecrets(deps, c);
-  return await signedPost(deps, { url: c.url, subscriptionId: c.subscriptionId, secrets }, c.eventId, body);
+/** POSTs attempt `c` as `signing` signed it (an event body over the limit fails without a request). */
+async function post(deps: AppDeps, c: ClaimedAttempt, signing: Promise<SignedAttempt>): Promise<PostOutcome> {
+  const signed = await signing;
+  if ("tooLarge" in signed) return { kind: "failure", errorClass: "network", durationMs: 0 };
+  const rt = eventRuntimeOf(deps);
+  return await rt.client.post(rt.delivery.url(c.url), signed.headers, signed.body);
 }
 
 /** Spec §6.3 rules 4 and 5: 2xx delivered; 410 gone and 413 failed without retry; the rest retried. */
