@@ -9,6 +9,9 @@
  * - BENCH_DATABASE_URL: use this server instead of starting a throwaway cluster (seeded only when short of rows).
  * - BENCH_PG_DIR: keep the throwaway cluster in this folder, so the next run reuses its seeded data.
  * - BENCH_LISTINGS (200000), BENCH_SECONDS (10), BENCH_WARMUP (5), BENCH_CONNECTIONS (32), BENCH_THREADS (2).
+ * - BENCH_SCALES: comma-separated listing counts (e.g. 200000,1000000): one full run per scale, each on its own
+ *   cluster (`BENCH_PG_DIR/<scale>` when kept), then the ratios of the largest scale to the smallest.
+ * - BENCH_WRITERS (4), BENCH_WRITE_SECONDS (5): the publish latency measurement with concurrent writers.
  * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
  * - BENCH_JSON: write the figures to this file as JSON.
  */
@@ -21,7 +24,14 @@ import { migrate } from "../db/migrate.ts";
 import { sql } from "kysely";
 import type { DirectConfig, DirectResult } from "./direct_driver.ts";
 import { verifyPlainSql } from "./kysely_capture.ts";
-import { listingPath, listMix, type ListRequest } from "./mix.ts";
+import { listingPath, listMix, type ListRequest, RARE_CITY } from "./mix.ts";
+import {
+  checkMix,
+  ensureRareCity,
+  measureWrites,
+  type WriteFigures,
+  type WriteMeasurement,
+} from "./catalogue_checks.ts";
 import { freePort, startCluster } from "./pg_cluster.ts";
 import { type PlanFigures, planSection } from "./plans.ts";
 import { type Child, killRunning, run, spawnLogged } from "./processes.ts";
@@ -33,8 +43,12 @@ const BENCH = new URL(".", import.meta.url).pathname;
 
 /** Settings of one benchmark run. */
 export interface BenchSettings {
-  /** Listings the database must hold. */
-  listings: number;
+  /** Listings the database must hold, one run per scale (BENCH_SCALES, else BENCH_LISTINGS). */
+  scales: number[];
+  /** Concurrent writers of the publish measurement. */
+  writers: number;
+  /** Seconds of the publish measurement. */
+  writeSeconds: number;
   /** Seconds of each measured run. */
   seconds: number;
   /** Seconds of the warm-up before each measured run. */
@@ -85,7 +99,9 @@ export function settingsFromEnv(): BenchSettings {
     return v;
   };
   return {
-    listings: int("BENCH_LISTINGS", 200_000, 1),
+    scales: scalesFromEnv(int("BENCH_LISTINGS", 200_000, 1)),
+    writers: int("BENCH_WRITERS", 4, 1),
+    writeSeconds: int("BENCH_WRITE_SECONDS", 5, 1),
     seconds: int("BENCH_SECONDS", 10, 1),
     warmup: int("BENCH_WARMUP", 5, 0),
     connections: int("BENCH_CONNECTIONS", 32, 1),
@@ -96,6 +112,16 @@ export function settingsFromEnv(): BenchSettings {
     addressPool: 100_000,
     kv: kvMode(Deno.env.get("BENCH_KV")),
   };
+}
+
+function scalesFromEnv(dflt: number): number[] {
+  const raw = Deno.env.get("BENCH_SCALES");
+  if (raw === undefined || raw === "") return [dflt];
+  const scales = raw.split(",").map((x) => Number(x.trim()));
+  if (scales.some((v) => !Number.isInteger(v) || v < 1)) {
+    throw new Error("BENCH_SCALES must be whole numbers >= 1 separated by commas");
+  }
+  return scales;
 }
 
 function kvMode(raw: string | undefined): "file" | "memory" {
@@ -279,7 +305,9 @@ async function main(): Promise<void> {
   Deno.addSignalListener("SIGTERM", onSignal);
   const denoVersion = Deno.version.deno;
   console.log(
-    `catalogue benchmark: ${s.listings} listings, ${s.connections} connections, ${s.threads} wrk threads, ` +
+    `catalogue benchmark: ${
+      s.scales.join(", ")
+    } listings, ${s.connections} connections, ${s.threads} wrk threads, ` +
       `${s.warmup} s warm-up + ${s.seconds} s per run, pool ${s.poolSize}, KV ${s.kv}; ` +
       `deno ${denoVersion}, ${navigator.hardwareConcurrency} cores`,
   );
@@ -288,14 +316,59 @@ async function main(): Promise<void> {
   const workdir = await Deno.makeTempDir({ prefix: "catalogue-bench-" });
   await Deno.chmod(workdir, 0o755);
   cleanups.push(() => Deno.remove(workdir, { recursive: true }));
+  if (s.scales.length > 1 && Deno.env.get("BENCH_DATABASE_URL")) {
+    throw new Error("BENCH_SCALES with several scales needs throwaway clusters (unset BENCH_DATABASE_URL)");
+  }
+  const scales: ScaleResult[] = [];
+  for (const scale of s.scales) {
+    const dir = `${workdir}/${scale}`;
+    await Deno.mkdir(dir);
+    await Deno.chmod(dir, 0o755);
+    console.log(`\n=== ${scale} listings ===`);
+    scales.push(await runScale(s, scale, dir));
+  }
+  if (scales.length > 1) scaleReport(scales);
+  const jsonPath = Deno.env.get("BENCH_JSON");
+  if (jsonPath) await Deno.writeTextFile(jsonPath, JSON.stringify({ settings: s, scales }, null, 2));
+}
 
+/** The figures of one scale. */
+interface ScaleResult {
+  /** Listings the database held. */
+  listings: number;
+  /** Published among them. */
+  published: number;
+  /** The measured runs. */
+  results: Measurement[];
+  /** Query plans and the mix-weighted Postgres time. */
+  plans: PlanFigures;
+  /** Publish latency with concurrent writers. */
+  writes: WriteMeasurement;
+  /** List requests compared with plain SQL before measuring. */
+  checked: number;
+  /** `uptime` load averages at the start of the scale's runs. */
+  load: string;
+}
+
+function loadAverage(): string {
+  try {
+    return Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
+  } catch {
+    return "?";
+  }
+}
+
+/** Everything for one scale: cluster, data, checks, plans, measured runs and the report. */
+async function runScale(s: BenchSettings, listings: number, workdir: string): Promise<ScaleResult> {
   // --- database: cluster, migrations, data --------------------------------------------------------------
   let databaseUrl = Deno.env.get("BENCH_DATABASE_URL") || undefined;
   let pgVersion = "";
+  let stopCluster = async () => {};
   if (databaseUrl) {
     say(`using BENCH_DATABASE_URL`);
   } else {
-    const keepDir = Deno.env.get("BENCH_PG_DIR") || undefined;
+    const keepRoot = Deno.env.get("BENCH_PG_DIR") || undefined;
+    const keepDir = keepRoot ? `${keepRoot}/${listings}` : undefined;
     say(`starting a throwaway Postgres cluster${keepDir ? ` in ${keepDir} (kept)` : ""}`);
     const cluster = await startCluster({
       dir: keepDir ?? `${workdir}/pg`,
@@ -303,6 +376,7 @@ async function main(): Promise<void> {
       say: (l) => say(`  ${l}`),
     });
     cleanups.push(() => cluster.stop());
+    stopCluster = () => cluster.stop();
     databaseUrl = cluster.url;
     pgDataDir = cluster.dataDir;
     pgVersion = cluster.version;
@@ -314,10 +388,10 @@ async function main(): Promise<void> {
     const applied = await migrate(db);
     if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
     const have = await countListings(db);
-    if (have >= s.listings) {
+    if (have >= listings) {
       say(`${have} listings present: seeding skipped`);
     } else {
-      const n = s.listings - have;
+      const n = listings - have;
       say(`seeding ${n} sample listings (${have} present)`);
       const t = performance.now();
       let next = 0;
@@ -332,7 +406,9 @@ async function main(): Promise<void> {
       });
       say(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
+    say(`${await ensureRareCity(db)} listings in ${RARE_CITY}, the city that matches almost nothing`);
     await sql`vacuum (analyze) listings`.execute(db.kysely);
+    await sql`vacuum (analyze) listing_counts`.execute(db.kysely);
     const stats = await sql<{ published: number; total: number; size: string; version: string }>`
       select count(*) filter (where status = 'published')::int as published, count(*)::int as total,
         pg_size_pretty(pg_total_relation_size('listings')) as size, current_setting('server_version') as version
@@ -379,9 +455,22 @@ async function main(): Promise<void> {
     for (const m of check.mismatches.slice(0, 3)) console.log(`  ${m}`);
   }
 
+  // --- writes, then the correctness of every list request -------------------------------------------------
+  say(`publishing with ${s.writers} concurrent writers for ${s.writeSeconds} s`);
+  const writes = await measureWrites(databaseUrl, s.writers, s.writeSeconds);
+  for (const [k, w] of Object.entries(writes).filter(([k]) => k !== "writers")) {
+    const f = w as WriteFigures;
+    say(
+      `  ${k.padEnd(8)} p50 ${f.p50Ms.toFixed(2)} ms  p99 ${f.p99Ms.toFixed(2)} ms  (${f.count} statements)`,
+    );
+  }
+
   // --- query plans -------------------------------------------------------------------------------------------
   const plans = await planSection(databaseUrl, list, ids[0]!);
   console.log("");
+  let checked = 0;
+  const load = loadAverage();
+  say(`load average (1, 5, 15 min): ${load}`);
 
   // --- measured runs ------------------------------------------------------------------------------------------
   const results: Measurement[] = [];
@@ -391,6 +480,16 @@ async function main(): Promise<void> {
     say(`${target}`);
     const svc = await startService(databaseUrl, workdir, label, limiter, s.kv);
     await checkPaths(svc.base, list, ids);
+    if (!limiter) {
+      say(`  checking total and items of every list request of the mix against plain SQL`);
+      const mix = await checkMix(svc.base, databaseUrl, list);
+      if (mix.mismatches.length > 0) {
+        for (const m of mix.mismatches.slice(0, 10)) console.log(`  MISMATCH ${m}`);
+        throw new Error(`${mix.mismatches.length} of ${mix.checked} list requests differ from plain SQL`);
+      }
+      checked = mix.checked;
+      say(`  all ${checked} distinct list requests equal plain SQL (total and items)`);
+    }
     if (limiter) {
       const bodies = `${workdir}/bodies`;
       await Deno.mkdir(bodies);
@@ -418,6 +517,8 @@ async function main(): Promise<void> {
   say(`${directReserve}: as above, but reserve() + release() around every statement like kysely-postgres-js`);
   results.push(await directRun(s, directReserve, "list", "reserve", databaseUrl, workdir, filters, ids));
   results.push(await directRun(s, directReserve, "single", "reserve", databaseUrl, workdir, filters, ids));
+  say(`${COUNT_STAR}: the page query as above, the total by plain count(*) as before migration 0021`);
+  results.push(await directRun(s, COUNT_STAR, "list", "countstar", databaseUrl, workdir, filters, ids));
 
   const bareTarget = "bare Deno.serve, fixed JSON";
   say(bareTarget);
@@ -435,9 +536,80 @@ async function main(): Promise<void> {
   results.push(await wrkRun(s, bareTarget, "single", bareBase, singleFile, bare.pid));
   await bare.stop();
 
+  await stopCluster();
   report(s, results, { sqlIdentical, published, pgVersion, plans });
-  const jsonPath = Deno.env.get("BENCH_JSON");
-  if (jsonPath) await Deno.writeTextFile(jsonPath, JSON.stringify({ settings: s, results, plans }, null, 2));
+  writeReport(s, writes, listings);
+  return { listings, published, results, plans, writes, checked, load };
+}
+
+const COUNT_STAR = "direct postgres.js, count(*) total";
+const ON = "service, rate limiter on";
+const OFF = "service, rate limiter off";
+
+function writeReport(s: BenchSettings, w: WriteMeasurement, listings: number): void {
+  console.log(`\nWrites with ${w.writers} concurrent writers (${s.writeSeconds} s; each statement timed):`);
+  for (
+    const [k, f] of [["publish", w.publish], ["withdraw", w.withdraw], [
+      "edit, no count change",
+      w.touch,
+    ]] as const
+  ) {
+    console.log(
+      `  ${k.padEnd(22)} p50 ${f.p50Ms.toFixed(2).padStart(6)} ms  p99 ${f.p99Ms.toFixed(2).padStart(6)} ms`,
+    );
+  }
+  console.log(`  publish p99 < 5 ms at ${listings} listings: ${w.publish.p99Ms < 5 ? "yes" : "NO"}`);
+}
+
+/** The figures of every scale side by side, and the largest scale over the smallest. */
+function scaleReport(scales: ScaleResult[]): void {
+  const get = (r: ScaleResult, target: string, e: "list" | "single") =>
+    r.results.find((m) => m.target === target && m.endpoint === e)!;
+  console.log("\n=== Scales ===");
+  console.log(
+    `  ${"listings".padStart(9)} ${"endpoint".padEnd(8)} ${"target".padEnd(36)} ${"req/s".padStart(7)} ${
+      "p50 ms".padStart(7)
+    } ${"p99 ms".padStart(7)}   load`,
+  );
+  for (const r of scales) {
+    for (const e of ["list", "single"] as const) {
+      for (const t of [ON, OFF, "direct postgres.js (pool)", ...(e === "list" ? [COUNT_STAR] : [])]) {
+        const m = get(r, t, e);
+        console.log(
+          `  ${String(r.listings).padStart(9)} ${e.padEnd(8)} ${t.padEnd(36)} ${
+            m.rps.toFixed(0).padStart(7)
+          } ${m.p50Ms.toFixed(2).padStart(7)} ${m.p99Ms.toFixed(2).padStart(7)}   ${r.load}`,
+        );
+      }
+    }
+    console.log(
+      `  ${String(r.listings).padStart(9)} publish p50 ${r.writes.publish.p50Ms.toFixed(2)} ms, p99 ${
+        r.writes.publish.p99Ms.toFixed(2)
+      } ms; Postgres per list request ${r.plans.listMs.toFixed(2)} ms (count ${
+        r.plans.countMs.toFixed(2)
+      } ms); ` +
+        `${r.checked} list requests equal plain SQL`,
+    );
+  }
+  const small = scales[0]!;
+  const big = scales.at(-1)!;
+  console.log(`\nRatios ${big.listings} / ${small.listings} listings (req/s):`);
+  for (const e of ["list", "single"] as const) {
+    for (const t of [ON, OFF]) {
+      const v = get(big, t, e).rps / get(small, t, e).rps;
+      const expect = e === "list" ? `   (expected >= 0.8: ${v >= 0.8 ? "yes" : "NO"})` : "";
+      console.log(`  ${`${e}: ${t}`.padEnd(40)} ${v.toFixed(2).padStart(6)}${expect}`);
+    }
+  }
+  for (const r of scales) {
+    const v = get(r, ON, "list").rps / get(r, "direct postgres.js (pool)", "list").rps;
+    const p99 = get(r, ON, "list").p99Ms;
+    console.log(
+      `  at ${r.listings}: list service (limiter on) / direct driver ${v.toFixed(2)} (expected >= 0.9: ${
+        v >= 0.9 ? "yes" : "NO"
+      }); list p99 ${p99.toFixed(1)} ms (expected < 100: ${p99 < 100 ? "yes" : "NO"})`,
+    );
+  }
 }
 
 function report(
@@ -487,7 +659,7 @@ function report(
     }):`,
   );
   for (const e of ["list", "single"] as const) {
-    line(`${e}: service (limiter on) / direct driver`, ratio(get(on, e), get(direct, e)), 0.7);
+    line(`${e}: service (limiter on) / direct driver`, ratio(get(on, e), get(direct, e)), 0.9);
   }
   for (const e of ["list", "single"] as const) {
     line(`${e}: service (limiter off) / direct driver`, ratio(get(off, e), get(direct, e)));

@@ -7,13 +7,13 @@
  */
 import postgres from "postgres";
 import type { ListingFilter } from "../catalogue/listing.ts";
-import { listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
+import { countStarQuery, listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
 
 /** What the floor process runs (written as JSON by `catalogue.ts`). */
 export interface DirectConfig {
   /** Postgres connection URL. */
   url: string;
-  /** Which endpoint's statements: the list (page + count, concurrently) or the single listing. */
+  /** Which endpoint's statements: the list (count, then the page unless past the total) or the single listing. */
   endpoint: "list" | "single";
   /** Concurrent request loops (like wrk's connections). */
   connections: number;
@@ -23,8 +23,11 @@ export interface DirectConfig {
   warmupS: number;
   /** Seconds measured. */
   durationS: number;
-  /** `"pool"`: `sql.unsafe` on the pool; `"reserve"`: reserve a connection per statement as kysely-postgres-js does. */
-  mode: "pool" | "reserve";
+  /**
+   * `"pool"`: `sql.unsafe` on the pool; `"reserve"`: reserve a connection per statement as kysely-postgres-js does;
+   * `"countstar"`: as `"pool"`, but the total counted with a plain `count(*)` as before migration 0021.
+   */
+  mode: "pool" | "reserve" | "countstar";
   /** The list filters of the mix. */
   filters: ListingFilter[];
   /** Listing ids of the mix. */
@@ -57,9 +60,11 @@ export function percentile(sorted: Float64Array, q: number): number {
 /** Runs the floor as configured and returns its figures. */
 export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
   const sql = postgres(cfg.url, { max: cfg.poolSize, onnotice: () => {} });
-  const pages = cfg.filters.map((f) => searchQueries(f));
+  const pages = cfg.filters.map((f) =>
+    cfg.mode === "countstar" ? { ...searchQueries(f), count: countStarQuery(f) } : searchQueries(f)
+  );
   const singles = cfg.ids.map((id) => listingQuery(id));
-  const exec = cfg.mode === "pool"
+  const exec = cfg.mode !== "reserve"
     ? (q: SqlQuery) => sql.unsafe(q.text, q.params, { prepare: true })
     : async (q: SqlQuery) => {
       const conn = await sql.reserve();
@@ -72,9 +77,15 @@ export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
   let errors = 0;
   const one = async (): Promise<void> => {
     if (cfg.endpoint === "list") {
-      const q = pages[Math.floor(Math.random() * pages.length)]!;
-      const [, count] = await Promise.all([exec(q.items), exec(q.count)]);
+      const i = Math.floor(Math.random() * pages.length);
+      const q = pages[i]!;
+      const f = cfg.filters[i]!;
+      // as the service: the total first, the page only when it is not past the total
+      const count = await exec(q.count);
       if (count.length !== 1) errors++;
+      else if ((count[0] as unknown as { total: number }).total > (f.page - 1) * f.page_size) {
+        await exec(q.items);
+      }
     } else {
       const q = singles[Math.floor(Math.random() * singles.length)]!;
       const rows = await exec(q);

@@ -1,8 +1,10 @@
 /**
  * Plain SQL copies of the public catalogue reads of `db/listings.ts`, for the direct-driver floor: the same text
  * and the same parameters that Kysely compiles (checked by `kysely_capture.ts` before every run), without Kysely.
+ * The count statement is plain text in `db/listings.ts` already (`totalQuery`), so the floor sends it as it is.
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
+import { totalQuery } from "../db/listings.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {
@@ -51,22 +53,27 @@ export function pageQueries(
   const items =
     `select ${COLUMNS} from "listings" where ${itemWhere} order by "published_at" desc, "id" desc ` +
     `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
-  const countParams: Array<string | number> = [];
-  const filtered = [
-    f.city,
-    f.transaction_type,
-    f.property_type,
-    f.min_price,
-    f.max_price,
-    f.min_rooms,
-    f.min_sqm,
-  ]
-    .some((v) => v !== undefined);
-  // Without filters the service reads the trigger-kept total (migration 0004) instead of counting.
-  const count = filtered
-    ? `select count(*)::int as "total" from "listings" where ${whereClause(f, countParams)}`
-    : `select "published" from "listing_stats"`;
-  return { items: { text: items, params: itemParams }, count: { text: count, params: countParams } };
+  return { items: { text: items, params: itemParams }, count: totalQuery(f) };
+}
+
+/**
+ * The count of the code before migration 0021, for comparison and as the benchmark's oracle: a plain `count(*)`
+ * over the listings (index-only where the covering indexes of migration 0005 allow).
+ */
+export function countStarQuery(f: ListingFilter): SqlQuery {
+  const params: Array<string | number> = [];
+  return { text: `select count(*)::int as "total" from "listings" where ${whereClause(f, params)}`, params };
+}
+
+/** The oracle of the correctness check: the page in one plain statement (the form before issue 23). */
+export function plainPageQuery(f: ListingFilter, limit: number, offset: number): SqlQuery {
+  const params: Array<string | number> = [];
+  const where = whereClause(f, params);
+  return {
+    text: `select "id" from "listings" where ${where} order by "published_at" desc, "id" desc ` +
+      `limit $${params.push(limit)} offset $${params.push(offset)}`,
+    params,
+  };
 }
 
 /** The page query and count query of the service for a parsed list request (page and page_size applied). */

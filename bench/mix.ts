@@ -50,8 +50,52 @@ function pathOf(f: ListingFilter, explicitDefaults: boolean): string {
   return parts.length ? `${LIST_PATH}?${parts.join("&")}` : LIST_PATH;
 }
 
-/** `n` list requests, deterministic for a seed. */
+/** A real small town that the benchmark gives only a handful of listings: a city that matches almost nothing. */
+export const RARE_CITY = "Wiesenttal";
+
+/** Share of each kind added to today's mix: every range filter combined, and {@linkcode RARE_CITY}. */
+export const ADDED_SHARE = 0.05;
+
+/**
+ * `n` list requests of the mix before issue 23 (the same requests for the same seed), followed by
+ * `n` × {@linkcode ADDED_SHARE} requests of each added kind: all range filters combined, and a rare city.
+ */
 export function listMix(n: number, seed = 4711): ListRequest[] {
+  return [...baseMix(n, seed), ...addedMix(Math.round(n * ADDED_SHARE), seed + 1)];
+}
+
+/** Requests with every range filter combined (bounds mostly round, some not), and requests for a rare city. */
+function addedMix(n: number, seed: number): ListRequest[] {
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const chance = (p: number) => rand() < p;
+  const spellings = SAMPLE_CITIES.map((c) => citySpellings(c.name));
+  const out: ListRequest[] = [];
+  for (let i = 0; i < n; i++) {
+    const buy = chance(0.6);
+    const f: ListingFilter = { page: chance(0.7) ? 1 : 2, page_size: chance(0.75) ? 24 : 60 };
+    f.transaction_type = buy ? "buy" : "rent";
+    f.min_price = buy ? pick([100_000, 150_000, 200_000, 250_000, 300_000]) : pick([500, 600, 800, 1000]);
+    f.max_price = f.min_price + (buy ? pick([100_000, 200_000, 350_000]) : pick([400, 700, 1200]));
+    if (chance(0.1)) f.min_price += buy ? 4_321 : 21; // off the grids: a boundary bucket to count
+    f.min_rooms = pick([1, 2, 2.5, 3, 4]);
+    f.min_sqm = pick([40, 50, 60, 70, 80, 100, 120]);
+    if (chance(0.3)) f.city = pick(pick(spellings));
+    if (chance(0.2)) f.property_type = chance(0.7) ? "apartment" : "house";
+    out.push({ kind: "all ranges", filter: f, path: pathOf(f, chance(0.3)) });
+  }
+  for (let i = 0; i < n; i++) {
+    const f: ListingFilter = { page: 1, page_size: chance(0.75) ? 24 : 60 };
+    f.city = pick(citySpellings(RARE_CITY));
+    if (chance(0.4)) f.transaction_type = pick(TRANSACTION_TYPES);
+    if (chance(0.3)) f.min_rooms = pick([2, 3]);
+    out.push({ kind: "rare city", filter: f, path: pathOf(f, chance(0.3)) });
+  }
+  return out;
+}
+
+/** `n` list requests with the kinds and shares of the mix before issue 23, deterministic for a seed. */
+function baseMix(n: number, seed: number): ListRequest[] {
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const chance = (p: number) => rand() < p;

@@ -1,5 +1,5 @@
 /** SQL of the listings aggregate. Public reads select only the columns of docs/contract.md §2.1 and never join contacts. */
-import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
 
@@ -64,37 +64,109 @@ export function filterWhere(f: ListingFilter) {
   };
 }
 
-/** Published listings matching `f`: `limit` rows from `offset`, newest first with the id as tiebreak, and the total. */
+/**
+ * Published listings matching `f`: `limit` rows from `offset`, newest first with the id as tiebreak, and the total.
+ * The total comes first (it is cheap, {@linkcode totalQuery}); a page past it is empty without a page query, which
+ * would otherwise walk every row of an index that could match (a city's listings filtered to none).
+ */
 export async function searchPublishedListings(
   db: Db,
   f: ListingFilter,
   limit: number,
   offset: number,
 ): Promise<{ items: Listing[]; total: number }> {
-  const where = filterWhere(f);
-  const [items, total] = await Promise.all([
-    db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS).where(where)
-      .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute(),
-    hasFilter(f) ? countWhere(db, where) : countPublished(db),
-  ]);
+  const count = totalQuery(f);
+  const total = (await db.kysely.executeQuery<{ total: number }>(CompiledQuery.raw(count.text, count.params)))
+    .rows[0]!.total;
+  if (offset >= total) return { items: [], total };
+  const items = await db.kysely.selectFrom("listings").select(PUBLIC_COLUMNS).where(filterWhere(f))
+    .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();
   return { items: items as Listing[], total };
 }
 
-function hasFilter(f: ListingFilter): boolean {
-  return [f.city, f.transaction_type, f.property_type, f.min_price, f.max_price, f.min_rooms, f.min_sqm]
-    .some((v) => v !== undefined);
+/** One statement as text with `$n` placeholders and its parameters. */
+export interface SqlText {
+  /** Statement text. */
+  text: string;
+  /** Parameter values in placeholder order. */
+  params: Array<string | number>;
 }
 
-async function countWhere(db: Db, where: ReturnType<typeof filterWhere>): Promise<number> {
-  const r = await db.kysely.selectFrom("listings").select(sql<number>`count(*)::int`.as("total")).where(where)
-    .executeTakeFirstOrThrow();
-  return r.total;
+/** A range filter of the search: its dimension, listing column and bounds. */
+interface RangeFilter {
+  dim: "price" | "rooms" | "sqm";
+  column: string;
+  min: string | undefined;
+  max: string | undefined;
 }
 
-/** The exact number of published listings, kept by triggers (migration 0004). */
-async function countPublished(db: Db): Promise<number> {
-  const r = await db.kysely.selectFrom("listing_stats").select("published").executeTakeFirstOrThrow();
-  return r.published;
+/** The count shape of a single range filter (migration 0021); two or more range filters use shape 4. */
+const SHAPE_OF = { price: 1, rooms: 2, sqm: 3 } as const;
+
+/**
+ * The statement of the exact `total` of published listings matching `f` (docs/architecture.md §11.15): the
+ * trigger-kept counts of migration 0021 for the buckets wholly inside the range filters, plus an exact count
+ * of the matching rows in the boundary buckets, each boundary a narrow range of one indexed column.
+ * Plain text, so the benchmark's direct-driver floor sends the very same statement.
+ */
+export function totalQuery(f: ListingFilter): SqlText {
+  const params: Array<string | number> = [];
+  const p = (v: string | number) => `$${params.push(v)}`;
+  const city = f.city === undefined ? undefined : `city_key(${p(f.city)})`;
+  const tx = f.transaction_type === undefined ? undefined : p(f.transaction_type);
+  const ptype = f.property_type === undefined ? undefined : p(f.property_type);
+  const num = (v: number | undefined) => v === undefined ? undefined : `${p(v)}::numeric`;
+  const ranges: RangeFilter[] = [
+    { dim: "price" as const, column: `"asked_price"`, min: num(f.min_price), max: num(f.max_price) },
+    { dim: "rooms" as const, column: `"total_rooms"`, min: num(f.min_rooms), max: undefined },
+    { dim: "sqm" as const, column: `"square_meters"`, min: num(f.min_sqm), max: undefined },
+  ].filter((r) => r.min !== undefined || r.max !== undefined);
+  const shape = ranges.length === 0 ? 0 : ranges.length > 1 ? 4 : SHAPE_OF[ranges[0]!.dim];
+  const coarse = shape === 4 ? "true" : "false";
+  const floor = (r: RangeFilter, v: string) => `listing_grid_floor('${r.dim}', ${v}, ${coarse})`;
+  const ceil = (r: RangeFilter, v: string) => `listing_grid_ceil('${r.dim}', ${v}, ${coarse})`;
+
+  const cube = [
+    `"shape" = ${shape}`,
+    `"city_key" = ${city ?? `'*'`}`,
+    `"transaction_type" = ${tx ?? `'*'`}`,
+    `"property_type" = ${ptype ?? `'*'`}`,
+  ];
+  for (const dim of ["price", "rooms", "sqm"] as const) {
+    const r = ranges.find((x) => x.dim === dim);
+    const bucket = `"${dim}_bucket"`;
+    if (r) {
+      cube.push(`${bucket} >= ${r.min ?? "0"}`);
+      if (r.max !== undefined) cube.push(`${bucket} < ${floor(r, r.max)}`);
+    } else if (shape !== 4) cube.push(`${bucket} = -2`);
+  }
+
+  const where = [`"status" = 'published'`];
+  if (city) where.push(`"city_key" = ${city}`);
+  if (tx) where.push(`"transaction_type" = ${tx}`);
+  if (ptype) where.push(`"property_type" = ${ptype}`);
+  for (const r of ranges) {
+    if (r.min !== undefined) where.push(`${r.column} >= ${r.min}`);
+    if (r.max !== undefined) where.push(`${r.column} <= ${r.max}`);
+  }
+  // The matching rows outside the wholly covered buckets, in disjoint parts: the rows below the first grid point of
+  // a lower bound, then those at or above the last grid point of the upper bound, each with the earlier
+  // dimensions inside their covered region.
+  const parts: string[] = [];
+  const inside: string[] = [];
+  for (const r of ranges) {
+    const lowCut = r.min === undefined ? undefined : ceil(r, r.min);
+    if (lowCut) parts.push([...where, ...inside, `${r.column} < ${lowCut}`].join(" and "));
+    if (r.max !== undefined) {
+      const high = [`${r.column} >= ${floor(r, r.max)}`, ...(lowCut ? [`${r.column} >= ${lowCut}`] : [])];
+      parts.push([...where, ...inside, ...high].join(" and "));
+      inside.push(`${r.column} < ${floor(r, r.max)}`);
+    }
+    if (lowCut) inside.push(`${r.column} >= ${lowCut}`);
+  }
+  const terms = [`coalesce((select sum("n") from "listing_counts" where ${cube.join(" and ")}), 0)`]
+    .concat(parts.map((w) => `(select count(*) from "listings" where ${w})`));
+  return { text: `select (${terms.join(" + ")})::int as "total"`, params };
 }
 
 /**
