@@ -28,6 +28,8 @@ import { AUTH_BASE_PATH, createAuth } from "./auth/better_auth.ts";
 import { createAuthRuntime } from "./auth/runtime.ts";
 import { authServerRoutes, discoveryRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
+import { wantsHtmlPage } from "./pages/common.ts";
+import { notFoundHtml } from "./pages/not_found_page.tsx";
 import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
 import { INTAKE_PREFIX, intakeRoutes } from "./routes/intake.ts";
 
@@ -79,9 +81,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   const writes = writeLimit(deps);
   addMethodNotAllowed(app, writes);
-  // Unknown paths: 404, a write counted in the write bucket first.
+  // Unknown paths: 404, a write counted in the write bucket first. A person's browser gets the HTML 404 page;
+  // API paths and clients that prefer JSON (or do not accept HTML) get {"error":"not_found"}.
   app.notFound(async (c) => {
     await writes(c, () => Promise.resolve());
+    if (wantsHtmlPage(c.req.path, c.req.header("accept"))) return await notFoundHtml(c);
     return await notFound(c);
   });
   return app;

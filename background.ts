@@ -9,6 +9,7 @@ import type { AppDeps } from "./deps.ts";
 import { processDocument, sweepDocuments } from "./documents/processing.ts";
 import { attempt, drain, sendTerminations, sweep } from "./events/delivery.ts";
 import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./events/runtime.ts";
+import { sendDueMails } from "./auth/mail.ts";
 import { runSavedSearches } from "./searches/saved_searches.ts";
 import { runViewingReminders } from "./viewings/reminders.ts";
 
@@ -45,8 +46,9 @@ export function startBackground(deps: AppDeps): void {
 }
 
 /**
- * Starts this process's job queue listener (outbox drains, delivery attempts, owed terminations, documents) and
- * the periodic sweep; returns a stopper that waits (at most one attempt's time) for running jobs.
+ * Starts this process's job queue listener (outbox drains, delivery attempts, owed terminations, documents, due
+ * mails) and the periodic sweep (which also sends the mail retries that are due); returns a stopper that waits
+ * (at most one attempt's time) for running jobs.
  */
 export function startJobs(deps: AppDeps): { stop(): Promise<void> } {
   return eventRuntimeOf(deps).jobs.listen({
@@ -54,6 +56,7 @@ export function startJobs(deps: AppDeps): { stop(): Promise<void> } {
     attempt: (d, n) => attempt(deps, d, n),
     terminate: () => sendTerminations(deps),
     document: (id) => processDocument(deps, id),
-    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps)]),
+    mail: () => sendDueMails(deps),
+    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps), sendDueMails(deps)]),
   }, { sweepMs: deps.config.eventsSweepMs, graceMs: ATTEMPT_TIMEOUT_MS + 1_000 });
 }

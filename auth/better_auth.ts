@@ -7,6 +7,10 @@
  * disconnecting deletes consent and tokens in one transaction; every MCP call re-checks the connection.
  * Refresh tokens are single-use (a reuse ends the grant), and access tokens carry their issue time in µs of the
  * database clock so that ending a grant reaches them (`auth/revocation.ts`, migration 0018).
+ *
+ * Account mails: confirmation links are asked for by the pages (`auth/account_recovery.ts`, within the limits of
+ * `auth/account_mail.ts`), not sent by better-auth on sign-up or sign-in by itself; password-reset links (one hour,
+ * single use, stored hashed) open our page `/passwort-neu`, and a reset ends every session of the account.
  */
 import { betterAuth } from "better-auth";
 import { APIError, createAuthMiddleware } from "better-auth/api";
@@ -19,6 +23,13 @@ import type { Logger } from "../log.ts";
 import { personAccess } from "../db/accounts.ts";
 import { databaseMicros } from "../db/oauth.ts";
 import { sendMail } from "./mail.ts";
+import {
+  RESET_TOKEN_SECONDS,
+  resetLink,
+  resetMail,
+  verificationMail,
+  VERIFY_TOKEN_SECONDS,
+} from "./account_mail.ts";
 import { rightOfRole } from "./principal.ts";
 
 /** Path under which better-auth's endpoints live; the OAuth issuer is `${BASE_URL}${AUTH_BASE_PATH}`. */
@@ -37,6 +48,15 @@ export const ISSUED_US_CLAIM = "iat_us";
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** Sign-in page (server-rendered, `pages/`). */
 export const LOGIN_PAGE = "/anmelden";
+/**
+ * Where the e-mail confirmation link sends the browser: the sign-in page, which takes a person signed in by the
+ * link to their account and shows an invalid or expired link (`error=…`, added by better-auth) as such.
+ */
+export const VERIFIED_CALLBACK = `${LOGIN_PAGE}?verified=1`;
+/** Fewest characters of a password (sign-up and password reset). */
+export const PASSWORD_MIN_LENGTH = 10;
+/** Most characters of a password (sign-up and password reset). */
+export const PASSWORD_MAX_LENGTH = 128;
 /** Consent page (server-rendered, `pages/`). */
 export const CONSENT_PAGE = "/zustimmung";
 
@@ -84,25 +104,35 @@ export function authOptions(deps: AuthDeps) {
     },
     session: { modelName: "sessions", expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     account: { modelName: "accounts" },
-    verification: { modelName: "verifications" },
+    verification: {
+      modelName: "verifications",
+      // A reset token is a password for one hour: the database keeps only its SHA-256.
+      storeIdentifier: { default: "plain" as const, overrides: { "reset-password:": "hashed" as const } },
+    },
     emailAndPassword: {
       enabled: true,
       requireEmailVerification: true,
-      minPasswordLength: 10,
-      maxPasswordLength: 128,
+      minPasswordLength: PASSWORD_MIN_LENGTH,
+      maxPasswordLength: PASSWORD_MAX_LENGTH,
       autoSignIn: false,
-    },
-    emailVerification: {
-      sendOnSignUp: true,
-      autoSignInAfterVerification: true,
-      expiresIn: 24 * 3600,
-      sendVerificationEmail: async ({ user, url }: { user: { email: string }; url: string }) => {
-        await sendMail({ db, log, config }, {
-          to: user.email,
-          subject: "Bitte bestätigen Sie Ihre E-Mail-Adresse / Please confirm your e-mail address",
-          body: `Bitte öffnen Sie diesen Link, um Ihre Adresse zu bestätigen:\n${url}\n\n` +
-            `Please open this link to confirm your address:\n${url}\n`,
+      // Reset links open our page (`pages/password_pages.tsx`), not better-auth's redirecting endpoint.
+      resetPasswordTokenExpiresIn: RESET_TOKEN_SECONDS,
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, token }: { user: { email: string }; token: string }) => {
+        await sendMail({ db, log, config }, resetMail(user.email, resetLink(config, token)), {
+          background: true,
         });
+      },
+    },
+    // Confirmation mails are asked for by the pages (`auth/account_recovery.ts`), which apply the per-address
+    // limits of `auth/account_mail.ts` first: after sign-up, and when an unconfirmed person signs in.
+    emailVerification: {
+      sendOnSignUp: false,
+      sendOnSignIn: false,
+      autoSignInAfterVerification: true,
+      expiresIn: VERIFY_TOKEN_SECONDS,
+      sendVerificationEmail: async ({ user, url }: { user: { email: string }; url: string }) => {
+        await sendMail({ db, log, config }, verificationMail(user.email, url), { background: true });
       },
     },
     hooks: { before: beforeHook(deps) },

@@ -1,15 +1,32 @@
 /**
- * Outgoing mail. Every mail is recorded in `mail_outbox` first. Without `SMTP_URL` it stays there and its text is
- * written to the log (development and tests read verification links from there). With `SMTP_URL` it is sent over
- * SMTP (auth/smtp.ts) and `sent_at` is set once the server accepted it; a failed send is logged as a warning
- * (without credentials or mail text) and leaves `sent_at` null, and never fails the request that caused the mail.
+ * Outgoing mail. Every mail is recorded in `mail_outbox` first: account mails by {@linkcode sendMail}, mails to
+ * enquirers in the transaction of the provider's action (inquiries/enquirer_mail.ts).
+ *
+ * Without `SMTP_URL` a mail stays recorded, unsent, and its text is written to the log (development and tests read
+ * verification links from there); it is never retried. With `SMTP_URL` it is sent over SMTP (auth/smtp.ts) and
+ * `sent_at` is set once the server accepted it. A failed attempt is logged as a warning (without credentials or
+ * mail text) and retried after {@linkcode MAIL_RETRY_DELAYS_MS} (1 min, 5 min, 30 min, 2 h, 6 h); after the sixth
+ * failed attempt the mail is given up (`deno task mail:outbox` lists it and can retry it). A failure never fails
+ * the request that caused the mail.
+ *
+ * Sending is at least once and recorded once: a sender claims a due mail with a lease (`for update skip locked`),
+ * so two instances never send one mail at the same time; a sender that dies leaves the mail to the next claim once
+ * the lease ran out. Mails to enquirers are sent after commit by the job queue (`{t: "mail"}`, background.ts) and by
+ * the periodic sweep, which also picks up every retry that is due.
  */
 import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
-import { insertMail } from "../db/mail.ts";
-import { markMailSent } from "../db/mail_delivery.ts";
+import { insertMail, retryMailAt, type UnsentMail, unsentMails } from "../db/mail.ts";
+import {
+  claimDueMails,
+  type ClaimedMail,
+  markMailFailed,
+  markMailKept,
+  markMailSent,
+} from "../db/mail_delivery.ts";
 import type { Logger } from "../log.ts";
-import { type SmtpOptions, smtpSend } from "./smtp.ts";
+import { enquiryMailExtras } from "../inquiries/enquiry_address.ts";
+import { SMTP_TIMEOUT_MS, type SmtpOptions, smtpSend } from "./smtp.ts";
 
 /** One mail to send. */
 export interface Mail {
@@ -18,7 +35,7 @@ export interface Mail {
   body: string;
 }
 
-/** What sending needs; `smtp` tunes the SMTP client (tests), `clock` gives the time written to `sent_at`. */
+/** What sending needs; `smtp` tunes the SMTP client (tests), `clock` gives the time of the outbox columns. */
 export interface MailDeps {
   db: Db;
   log: Logger;
@@ -27,35 +44,130 @@ export interface MailDeps {
   clock?: () => number;
 }
 
-/** Records `mail` in the outbox and, when `SMTP_URL` is set, delivers it; resolves with the row id and outcome. */
-export async function sendMail(deps: MailDeps, mail: Mail): Promise<{ id: string; sent: boolean }> {
-  const id = await insertMail(deps.db, mail);
-  deps.log.log("info", "mail recorded in outbox", {
-    mailId: id,
-    to: mail.to,
-    subject: mail.subject,
-    ...(deps.config.smtpUrl ? {} : { body: mail.body }),
-  });
-  if (!deps.config.smtpUrl) return { id, sent: false };
-  const sent = await deliver(deps, deps.config.smtpUrl, id, mail);
-  return { id, sent };
+/** The pauses after failed attempts 1–5, in ms; the sixth failed attempt gives the mail up. */
+export const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000] as const;
+
+/** How long a sender holds a claimed mail: longer than one SMTP send may take. */
+export const MAIL_LEASE_MS = 3 * SMTP_TIMEOUT_MS;
+
+/** Mails one sender run claims at most. */
+const MAIL_BATCH = 20;
+
+function nowOfMail(deps: Pick<MailDeps, "clock">): Date {
+  return new Date(deps.clock?.() ?? Date.now());
 }
 
-async function deliver(deps: MailDeps, smtpUrl: string, id: string, mail: Mail): Promise<boolean> {
-  const result = await smtpSend(
-    smtpUrl,
-    { from: deps.config.smtpFrom, to: mail.to, subject: mail.subject, text: mail.body },
-    { name: new URL(deps.config.baseUrl).hostname, ...deps.smtp },
-  );
-  if (!result.ok) {
-    deps.log.log("warn", "mail not delivered over SMTP; it stays in the outbox", {
+/**
+ * Records `mail` in the outbox and, when `SMTP_URL` is set, tries it at once (a failure is retried later by the
+ * sweep); resolves with the row id and whether this first attempt delivered it. With `background`, it resolves
+ * once the mail is recorded and the attempt runs on (`sent: false`): an answer that must not reveal whether a mail
+ * went out (password reset, a new confirmation link) then takes the same time either way.
+ */
+export async function sendMail(
+  deps: MailDeps,
+  mail: Mail,
+  opts: { background?: boolean } = {},
+): Promise<{ id: string; sent: boolean }> {
+  const now = nowOfMail(deps);
+  const smtp = !!deps.config.smtpUrl;
+  const id = await insertMail(deps.db, {
+    ...mail,
+    nextAttemptAt: smtp ? now : null,
+    leaseUntil: smtp ? new Date(now.getTime() + MAIL_LEASE_MS) : null,
+  });
+  logRecorded(deps, { id, to: mail.to, subject: mail.subject, body: mail.body });
+  if (!smtp) return { id, sent: false };
+  const attempt = attemptMail(deps, { id, ...mail, enquiry: null, attempt: 1 });
+  if (!opts.background) return { id, sent: await attempt };
+  attempt.catch((err) =>
+    deps.log.log("warn", "mail attempt failed; the sweep retries it", {
       mailId: id,
-      to: mail.to,
-      error: result.error,
-    });
+      error: err instanceof Error ? err.name : "error",
+    })
+  );
+  return { id, sent: false };
+}
+
+/** The log line of a recorded mail; its text only when no SMTP server is configured. */
+function logRecorded(deps: MailDeps, m: { id: string; to: string; subject: string; body: string }): void {
+  deps.log.log("info", "mail recorded in outbox", {
+    mailId: m.id,
+    to: m.to,
+    subject: m.subject,
+    ...(deps.config.smtpUrl ? {} : { body: m.body }),
+  });
+}
+
+/** Makes one attempt of claimed mail `m`; records the outcome (sent, next attempt, given up, or stopped). */
+async function attemptMail(deps: MailDeps, m: ClaimedMail): Promise<boolean> {
+  if (m.enquiry?.stopped) {
+    await markMailKept(deps.db, m.id, "stopped by the enquirer");
+    deps.log.log("info", "mail not sent: the enquirer stopped mails about the enquiry", { mailId: m.id });
     return false;
   }
-  await markMailSent(deps.db, id, new Date(deps.clock?.() ?? Date.now()));
-  deps.log.log("info", "mail delivered over SMTP", { mailId: id, to: mail.to });
-  return true;
+  const extras = m.enquiry ? enquiryMailExtras(deps.config, m.enquiry) : undefined;
+  const result = await smtpSend(
+    deps.config.smtpUrl!,
+    {
+      from: deps.config.smtpFrom,
+      to: m.to,
+      subject: m.subject,
+      text: extras ? `${m.body}\n${extras.footer}\n` : m.body,
+      replyTo: extras?.replyTo,
+      listUnsubscribe: extras?.stopUrl,
+    },
+    { name: new URL(deps.config.baseUrl).hostname, ...deps.smtp },
+  );
+  const now = nowOfMail(deps);
+  if (result.ok) {
+    await markMailSent(deps.db, m.id, now);
+    deps.log.log("info", "mail delivered over SMTP", { mailId: m.id, to: m.to, attempt: m.attempt });
+    return true;
+  }
+  const delay = MAIL_RETRY_DELAYS_MS[m.attempt - 1];
+  const next = delay === undefined ? null : new Date(now.getTime() + delay);
+  await markMailFailed(deps.db, m.id, { error: result.error, nextAttemptAt: next, at: now });
+  deps.log.log(
+    "warn",
+    next ? "mail not delivered over SMTP; it stays in the outbox" : "mail not delivered over SMTP; given up",
+    { mailId: m.id, to: m.to, attempt: m.attempt, error: result.error, nextAttemptAt: next?.toISOString() },
+  );
+  return false;
+}
+
+/**
+ * Sends every due mail nobody holds (claimed in batches with a lease); without `SMTP_URL` it logs newly recorded
+ * mails instead and leaves them unsent. Returns how many mails were handled. Runs after every commit that recorded a
+ * mail (job queue) and in every sweep, which picks up the retries that are due.
+ */
+export async function sendDueMails(deps: MailDeps): Promise<number> {
+  let handled = 0;
+  while (true) {
+    const now = nowOfMail(deps);
+    const batch = await claimDueMails(deps.db, now, new Date(now.getTime() + MAIL_LEASE_MS), MAIL_BATCH);
+    if (batch.length === 0) break;
+    handled += batch.length;
+    if (!deps.config.smtpUrl) {
+      for (const m of batch) {
+        logRecorded(deps, m);
+        await markMailKept(deps.db, m.id);
+      }
+      continue;
+    }
+    await Promise.all(batch.map((m) => attemptMail(deps, m)));
+  }
+  return handled;
+}
+
+/** Mails waiting for an attempt and mails given up, oldest first (never their text): the operator's view. */
+export async function listUnsentMails(deps: Pick<MailDeps, "db">, limit: number): Promise<UnsentMail[]> {
+  return await unsentMails(deps.db, limit);
+}
+
+/**
+ * Makes unsent mail `id` (given up, or waiting for its back-off) due now with a fresh series of attempts; the
+ * sender of a running service picks it up with its next sweep. False for an unknown, sent or never-due mail.
+ */
+export async function retryMail(deps: Pick<MailDeps, "db" | "clock">, id: string): Promise<boolean> {
+  return await retryMailAt(deps.db, id, nowOfMail(deps));
 }

@@ -5,6 +5,8 @@
  * from what the server offers. Connecting and the whole send are bounded by a timeout.
  *
  * Never throws: a failure comes back as a short description that holds neither the credentials nor the mail text.
+ * The recipient and a Reply-To must each be one plain address; a stop URL becomes `List-Unsubscribe` with
+ * `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058) and must be an https (or, in tests, http) URL.
  */
 import nodemailer from "nodemailer";
 import { clip } from "../text.ts";
@@ -15,6 +17,10 @@ export interface SmtpMessage {
   to: string;
   subject: string;
   text: string;
+  /** One plain address for `Reply-To`. */
+  replyTo?: string | undefined;
+  /** The URL of `List-Unsubscribe` (one-click, RFC 8058). */
+  listUnsubscribe?: string | undefined;
 }
 
 /** Tuning of a send (tests: trust a test CA, shorter timeout). */
@@ -63,6 +69,28 @@ function ehloName(host: string): string {
   return /^\d+\.\d+\.\d+\.\d+$/.test(bare) ? `[${bare}]` : bare;
 }
 
+/** One plain address: a list or a display name would let a crafted address add recipients. */
+const PLAIN_ADDRESS = /^[^\s@,;<>"()]+@[^\s@,;<>"()]+$/;
+/** An http(s) URL of printable ASCII without `<`, `>` or a comma (it goes into a header between angle brackets). */
+const STOP_URL = /^https?:\/\/[!-+\--;=?-~]+$/;
+
+/** The nodemailer message of `msg`: plain text, and the optional Reply-To and one-click unsubscribe headers. */
+function nodemailerMessage(msg: SmtpMessage) {
+  const stop = msg.listUnsubscribe;
+  return {
+    from: msg.from,
+    to: msg.to,
+    subject: msg.subject,
+    text: msg.text,
+    ...(msg.replyTo ? { replyTo: msg.replyTo } : {}),
+    ...(stop
+      ? {
+        headers: { "List-Unsubscribe": `<${stop}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+      }
+      : {}),
+  };
+}
+
 /** Sends `msg` through the server of `smtpUrl`; resolves when the server accepted or refused it, or on timeout. */
 export async function smtpSend(
   smtpUrl: string,
@@ -70,15 +98,19 @@ export async function smtpSend(
   opts: SmtpOptions = {},
 ): Promise<SmtpResult> {
   // One plain address only: a list or a display name in `to` would let a crafted address add recipients.
-  if (!/^[^\s@,;<>"()]+@[^\s@,;<>"()]+$/.test(msg.to)) {
-    return { ok: false, error: "invalid recipient address" };
+  if (!PLAIN_ADDRESS.test(msg.to)) return { ok: false, error: "invalid recipient address" };
+  if (msg.replyTo !== undefined && !PLAIN_ADDRESS.test(msg.replyTo)) {
+    return { ok: false, error: "invalid reply-to address" };
+  }
+  if (msg.listUnsubscribe !== undefined && !STOP_URL.test(msg.listUnsubscribe)) {
+    return { ok: false, error: "invalid unsubscribe URL" };
   }
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? SMTP_TIMEOUT_MS);
   let transport: ReturnType<typeof nodemailer.createTransport> | undefined;
   try {
     transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, opts));
-    const info = await transport.sendMail({ ...msg, signal: abort.signal });
+    const info = await transport.sendMail({ ...nodemailerMessage(msg), signal: abort.signal });
     return { ok: true, response: String(info.response ?? "") };
   } catch (err) {
     return { ok: false, error: describeSmtpError(err, secretsOf(smtpUrl)) };

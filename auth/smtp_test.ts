@@ -1,283 +1,17 @@
 /**
- * Mail delivery over SMTP against a fake mail server written here (Deno.listen on 127.0.0.1): envelope, headers,
- * body, dot-stuffing and AUTH as the server saw them; `sent_at` in the outbox; refusals, an unreachable or silent
- * server and a STARTTLS offer; and a seeker sign-up through the pages whose verification mail arrives by SMTP.
+ * Mail delivery over SMTP against the fake mail server of tests/smtp_server.ts (Deno.listen on 127.0.0.1):
+ * envelope, headers, body, dot-stuffing and AUTH as the server saw them; `sent_at` in the outbox; refusals, an
+ * unreachable or silent server and a STARTTLS offer; a refused mail retried after its back-off; and a seeker
+ * sign-up through the pages whose verification mail arrives by SMTP.
  */
 import assert from "node:assert/strict";
 import { type Config, loadConfig } from "../config.ts";
 import { mailSentAt } from "../db/mail_delivery.ts";
 import type { LogLevel } from "../log.ts";
 import { openTestDb, request, testApp } from "../tests/helpers.ts";
-import { sendMail } from "./mail.ts";
+import { MAIL_RETRY_DELAYS_MS, sendDueMails, sendMail } from "./mail.ts";
 import { describeSmtpError } from "./smtp.ts";
-
-// --- the fake mail server ---------------------------------------------------------------------------------
-
-/** One SMTP session as the fake server saw it. */
-interface Session {
-  ehlo: string[];
-  auth: Array<{ method: string; user: string; pass: string }>;
-  mailFrom: string[];
-  rcptTo: string[];
-  /** Raw DATA payload lines (still dot-stuffed), without the terminating ".". */
-  data: string[][];
-  /** Whether the client started a TLS handshake right after the server's go-ahead for STARTTLS. */
-  tlsHello: boolean;
-}
-
-/** How the fake server behaves. */
-interface FakeOptions {
-  authMethods?: string[];
-  rcptReply?: string;
-  authReply?: string;
-  starttls?: boolean;
-  /** Accept connections but never greet. */
-  silent?: boolean;
-}
-
-/** A running fake server: its port, the sessions it saw, and how to stop it. */
-interface Fake {
-  port: number;
-  sessions: Session[];
-  close(): Promise<void>;
-}
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
-/** Starts the fake SMTP server on 127.0.0.1 and an ephemeral port. */
-function fakeSmtp(opts: FakeOptions = {}): Fake {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const sessions: Session[] = [];
-  const conns = new Set<Deno.Conn>();
-  const running: Promise<void>[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      conns.add(conn);
-      const s: Session = {
-        ehlo: [],
-        auth: [],
-        mailFrom: [],
-        rcptTo: [],
-        data: [],
-        tlsHello: false,
-      };
-      sessions.push(s);
-      running.push(
-        serveSession(conn, s, opts).catch(() => {}).finally(() => {
-          conns.delete(conn);
-          try {
-            conn.close();
-          } catch { /* already closed */ }
-        }),
-      );
-    }
-  })().catch(() => {});
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    sessions,
-    async close() {
-      listener.close();
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* already closed */ }
-      }
-      await accepting;
-      await Promise.all(running);
-    },
-  };
-}
-
-/** Reads CRLF-terminated lines from a connection. */
-class LineReader {
-  #buf = new Uint8Array(0);
-  constructor(private conn: Deno.Conn) {}
-
-  async line(): Promise<string | null> {
-    while (true) {
-      const i = this.#buf.findIndex((b, k) => b === 13 && this.#buf[k + 1] === 10);
-      if (i >= 0) {
-        const out = dec.decode(this.#buf.subarray(0, i));
-        this.#buf = this.#buf.slice(i + 2);
-        return out;
-      }
-      if (!await this.fill()) return null;
-    }
-  }
-
-  /** The next raw byte (for the TLS ClientHello check). */
-  async byte(): Promise<number | null> {
-    if (this.#buf.length === 0 && !await this.fill()) return null;
-    return this.#buf[0] ?? null;
-  }
-
-  private async fill(): Promise<boolean> {
-    const chunk = new Uint8Array(4096);
-    const n = await this.conn.read(chunk);
-    if (n === null) return false;
-    const next = new Uint8Array(this.#buf.length + n);
-    next.set(this.#buf);
-    next.set(chunk.subarray(0, n), this.#buf.length);
-    this.#buf = next;
-    return true;
-  }
-}
-
-const b64 = (s: string) => new TextDecoder().decode(Uint8Array.from(atob(s), (c) => c.charCodeAt(0)));
-
-async function serveSession(conn: Deno.Conn, s: Session, opts: FakeOptions): Promise<void> {
-  const say = (text: string) => conn.write(enc.encode(`${text}\r\n`));
-  const r = new LineReader(conn);
-  if (opts.silent) {
-    await r.line();
-    return;
-  }
-  await say("220 fake.test ESMTP ready");
-  const methods = opts.authMethods ?? ["PLAIN", "LOGIN"];
-  while (true) {
-    const line = await r.line();
-    if (line === null) return;
-    const [verb = "", ...rest] = line.split(" ");
-    const arg = rest.join(" ");
-    switch (verb.toUpperCase()) {
-      case "EHLO":
-        s.ehlo.push(arg);
-        await say(
-          [
-            "250-fake.test",
-            ...(opts.starttls ? ["250-STARTTLS"] : []),
-            `250-AUTH ${methods.join(" ")}`,
-            "250 8BITMIME",
-          ]
-            .join("\r\n"),
-        );
-        break;
-      case "STARTTLS":
-        await say("220 go ahead");
-        s.tlsHello = (await r.byte()) === 0x16;
-        return;
-      case "AUTH":
-        await auth(r, say, s, arg, opts);
-        break;
-      case "MAIL":
-        s.mailFrom.push(arg);
-        await say("250 sender ok");
-        break;
-      case "RCPT":
-        s.rcptTo.push(arg);
-        await say(opts.rcptReply ?? "250 recipient ok");
-        break;
-      case "DATA":
-        await say("354 end with <CRLF>.<CRLF>");
-        s.data.push(await readData(r));
-        await say("250 2.0.0 queued as FAKE1");
-        break;
-      case "QUIT":
-        await say("221 bye");
-        return;
-      default:
-        await say("250 ok");
-    }
-  }
-}
-
-async function auth(
-  r: LineReader,
-  say: (t: string) => Promise<number>,
-  s: Session,
-  arg: string,
-  opts: FakeOptions,
-): Promise<void> {
-  const [method = "", initial] = arg.split(" ");
-  if (method.toUpperCase() === "PLAIN") {
-    let resp = initial;
-    if (!resp) {
-      await say("334 ");
-      resp = (await r.line()) ?? "";
-    }
-    const [, user = "", pass = ""] = b64(resp).split("\0");
-    s.auth.push({ method: "PLAIN", user, pass });
-  } else {
-    await say(`334 ${btoa("Username:")}`);
-    const user = b64((await r.line()) ?? "");
-    await say(`334 ${btoa("Password:")}`);
-    const pass = b64((await r.line()) ?? "");
-    s.auth.push({ method: "LOGIN", user, pass });
-  }
-  await say(opts.authReply ?? "235 2.7.0 authenticated");
-}
-
-async function readData(r: LineReader): Promise<string[]> {
-  const lines: string[] = [];
-  while (true) {
-    const line = await r.line();
-    if (line === null || line === ".") return lines;
-    lines.push(line);
-  }
-}
-
-// --- decoding what the server received ----------------------------------------------------------------------
-
-/** Splits a received message into unfolded headers (lower-case names) and its still-encoded body lines. */
-function parseMessage(raw: string[]): { headers: Map<string, string>; bodyLines: string[] } {
-  const unstuffed = raw.map((l) => l.startsWith(".") ? l.slice(1) : l);
-  const blank = unstuffed.indexOf("");
-  const headers = new Map<string, string>();
-  let last = "";
-  for (const l of unstuffed.slice(0, blank)) {
-    if (/^[ \t]/.test(l)) headers.set(last, `${headers.get(last)}\r\n${l}`);
-    else {
-      last = l.slice(0, l.indexOf(":")).toLowerCase();
-      headers.set(last, l.slice(l.indexOf(":") + 1).trim());
-    }
-  }
-  return { headers, bodyLines: unstuffed.slice(blank + 1) };
-}
-
-/** Decodes RFC 2047 encoded words (Q and B, UTF-8) of an unfolded header value. */
-function decodeHeader(value: string): string {
-  const unfolded = value.replace(/\r\n[ \t]/g, " ");
-  const joined = unfolded.replace(/(\?=)\s+(=\?)/g, "$1$2");
-  return joined.replace(/=\?utf-8\?([qb])\?([^?]*)\?=/gi, (_m, kind: string, text: string) => {
-    if (kind.toLowerCase() === "b") return b64(text);
-    return qpBytes(text.replaceAll("_", " "));
-  });
-}
-
-/** Decodes quoted-printable text (soft line breaks already removed) as UTF-8. */
-function qpBytes(text: string): string {
-  const bytes: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === "=" && /^[0-9A-F]{2}$/i.test(text.slice(i + 1, i + 3))) {
-      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
-      i += 2;
-    } else bytes.push(...enc.encode(text[i]!));
-  }
-  return dec.decode(new Uint8Array(bytes));
-}
-
-/** The body text of a received single-part message, decoded by its Content-Transfer-Encoding. */
-function decodeBody(headers: Map<string, string>, lines: string[]): string {
-  const cte = (headers.get("content-transfer-encoding") ?? "7bit").toLowerCase();
-  if (cte === "base64") return b64(lines.join(""));
-  if (cte === "quoted-printable") return qpBytes(lines.join("\r\n").replace(/=\r\n/g, ""));
-  return lines.join("\r\n");
-}
-
-/** Everything a test needs about the one message of a session. */
-function received(s: Session) {
-  assert.equal(s.data.length, 1, "one message in the session");
-  const { headers, bodyLines } = parseMessage(s.data[0]!);
-  return {
-    raw: s.data[0]!,
-    from: decodeHeader(headers.get("from") ?? ""),
-    to: decodeHeader(headers.get("to") ?? ""),
-    subject: decodeHeader(headers.get("subject") ?? ""),
-    contentType: headers.get("content-type") ?? "",
-    body: decodeBody(headers, bodyLines).replace(/\r\n/g, "\n"),
-  };
-}
+import { closedPort, fakeSmtp, received } from "../tests/smtp_server.ts";
 
 // --- the tests ----------------------------------------------------------------------------------------------
 
@@ -308,14 +42,6 @@ function assertNoSecrets(logText: string, url: string) {
   for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), url, "Punkt am Zeilenanfang", "pä@ss"]) {
     assert.ok(!logText.includes(secret), `log must not contain ${JSON.stringify(secret)}: ${logText}`);
   }
-}
-
-/** A port on 127.0.0.1 that nothing listens on. */
-function closedPort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 Deno.test("mail delivery over SMTP", async (t) => {
@@ -493,6 +219,34 @@ Deno.test("mail delivery over SMTP", async (t) => {
         const error = await expectFailure(urlFor(fake.port), undefined, "a@example.org, b@example.org");
         assert.equal(error, "invalid recipient address");
         assert.equal(fake.sessions.length, 0);
+      } finally {
+        await fake.close();
+      }
+    });
+
+    await t.step("a refused account mail is retried after the back-off, once; recorded once", async () => {
+      const fake = fakeSmtp({ rcptReply: "451 4.3.0 try again later" });
+      const { log } = captureLog();
+      // A year back: the mails earlier steps left waiting (due a minute after the real time) are never due here.
+      let now = Date.now() - 365 * 86_400_000;
+      const deps = { db, log, config: config({ SMTP_URL: urlFor(fake.port) }), clock: () => now };
+      const to = "spaeter@example.org";
+      try {
+        const res = await sendMail(deps, { to, subject: "Später", body: "Bitte bestätigen.\n" });
+        assert.equal(res.sent, false);
+        fake.options.rcptReply = undefined;
+        assert.equal(await sendDueMails(deps), 0, "not due before the back-off");
+        now += MAIL_RETRY_DELAYS_MS[0] - 1;
+        assert.equal(await sendDueMails(deps), 0, "not due one ms before the back-off");
+        now += 1;
+        assert.equal(await sendDueMails(deps), 1);
+        assert.ok(await mailSentAt(db, res.id) instanceof Date);
+        const delivered = fake.sessions.filter((s) => s.data.length === 1);
+        assert.equal(delivered.length, 1);
+        assert.equal(received(delivered[0]!).subject, "Später");
+        now += MAIL_RETRY_DELAYS_MS[4];
+        assert.equal(await sendDueMails(deps), 0, "a sent mail is never due again");
+        assert.equal(fake.sessions.filter((s) => s.data.length === 1).length, 1);
       } finally {
         await fake.close();
       }

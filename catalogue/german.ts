@@ -66,6 +66,11 @@ export function decimal(v: number | null | undefined, lang: NumberLang = "de"): 
   return known(v) ? FORMATS[lang].decimal.format(v) : "";
 }
 
+/** A number as a form shows it back: up to six decimals, grouped ("500.000", "2,5"; English "500,000"). */
+export function formDecimal(v: number, lang: NumberLang = "de"): string {
+  return new Intl.NumberFormat(LOCALE[lang], { maximumFractionDigits: 6 }).format(v);
+}
+
 /** A listing's asked price: whole euros for a purchase, to the cent for a rent or an unknown kind; "" if none. */
 export function askedPrice(
   price: number | null | undefined,
@@ -96,4 +101,58 @@ export function filtersText(f: SearchFilters): string {
     f.min_sqm !== undefined ? `ab ${decimal(f.min_sqm)} m²` : undefined,
   ].filter((p): p is string => p !== undefined);
   return parts.length ? parts.join(", ") : "keine Filter";
+}
+
+/**
+ * A number as a person types it into a form field, German or English style, read by one rule:
+ *
+ * - Spaces (also no-break spaces) and a trailing "€" are ignored; no sign, no exponent.
+ * - Both "." and "," present: the last one is the decimal separator, the other separates thousands ("500.000,50"
+ *   and "500,000.50" are 500000.5); thousands groups must have three digits.
+ * - One kind of separator, several times: thousands separators ("1.000.000", "1,000,000").
+ * - One separator once: followed by exactly three digits it separates thousands ("500.000", "2,500" = 2500);
+ *   otherwise it is the decimal point ("2,5", "1.5", "812,50").
+ * - At most six decimals.
+ *
+ * Returns the number and its plain decimal text ("500000.5", what `catalogue/filters.ts` reads), or undefined
+ * when the text is not a number by this rule.
+ */
+export function readFormNumber(input: string): { value: number; text: string } | undefined {
+  const s = input.replace(/[\s\u00a0\u202f]/g, "").replace(/€$/, "");
+  if (!/^[0-9][0-9.,]*$/.test(s) || /[.,]$/.test(s)) return undefined;
+  const split = splitNumber(s);
+  if (!split) return undefined;
+  const [whole, fraction] = split;
+  if (fraction.length > 6) return undefined;
+  const text = fraction ? `${whole}.${fraction}` : whole;
+  return { value: Number(text), text };
+}
+
+/** The whole digits and the decimal digits of a number text by the rule of {@linkcode readFormNumber}. */
+function splitNumber(s: string): [string, string] | undefined {
+  const dot = s.lastIndexOf(".");
+  const comma = s.lastIndexOf(",");
+  if (dot < 0 && comma < 0) return [s, ""];
+  if (dot >= 0 && comma >= 0) {
+    const at = Math.max(dot, comma);
+    return withFraction(groupedDigits(s.slice(0, at), dot > comma ? "," : "."), s.slice(at + 1));
+  }
+  const sep = dot >= 0 ? "." : ",";
+  const parts = s.split(sep);
+  if (parts.length > 2 || parts[1]!.length === 3) return withFraction(groupedDigits(s, sep), "");
+  return withFraction(parts[0], parts[1]!);
+}
+
+/** `[whole, fraction]` when both are digits only (the fraction may be empty), else undefined. */
+function withFraction(whole: string | undefined, fraction: string): [string, string] | undefined {
+  return whole !== undefined && /^[0-9]+$/.test(whole) && /^[0-9]*$/.test(fraction)
+    ? [whole, fraction]
+    : undefined;
+}
+
+/** `s` without its thousands separators `sep`, or undefined unless the first group has 1–3 digits, the others 3. */
+function groupedDigits(s: string, sep: string): string | undefined {
+  const [first, ...rest] = s.split(sep);
+  if (!/^[0-9]{1,3}$/.test(first!) || rest.some((g) => !/^[0-9]{3}$/.test(g))) return undefined;
+  return [first, ...rest].join("");
 }

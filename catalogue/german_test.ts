@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { askedPrice, decimal, euro, euroCents, euroPerSqm, filtersText } from "./german.ts";
+import { askedPrice, decimal, euro, euroCents, euroPerSqm, filtersText, readFormNumber } from "./german.ts";
 
 /** `s` with its no-break spaces written as plain spaces, for readable expectations. */
 const plain = (s: string) => s.replaceAll("\u00a0", " ");
@@ -78,4 +78,44 @@ Deno.test("filtersText: filter bounds to the cent, rooms and areas as decimals",
     })),
     "Köln, Miete, Wohnung, ab 500 €, bis 812,50 €, ab 2,5 Zimmer, ab 1.200 m²",
   );
+});
+
+Deno.test("readFormNumber: German and English input by one rule, with the plain text the filters read", () => {
+  const read: Array<[string, number, string]> = [
+    ["500000", 500000, "500000"],
+    ["500.000", 500000, "500000"],
+    ["500.000,50", 500000.5, "500000.50"],
+    ["500,000.50", 500000.5, "500000.50"],
+    ["1.000.000", 1000000, "1000000"],
+    ["1,000,000", 1000000, "1000000"],
+    ["2,5", 2.5, "2.5"],
+    ["1.5", 1.5, "1.5"],
+    ["812,50", 812.5, "812.50"],
+    ["2,500", 2500, "2500"],
+    ["1.500", 1500, "1500"],
+    ["0", 0, "0"],
+    [" 450 000 € ", 450000, "450000"],
+    ["450\u00a0000", 450000, "450000"],
+    ["1234,123456", 1234.123456, "1234.123456"],
+    ["12.3456", 12.3456, "12.3456"],
+  ];
+  for (const [input, value, text] of read) assert.deepEqual(readFormNumber(input), { value, text }, input);
+  const refused = [
+    "",
+    "abc",
+    "-5",
+    "1e5",
+    "2,",
+    ",5",
+    ".5",
+    "1.2.3",
+    "1.00.000",
+    "1234.567,5",
+    "1,5.000",
+    "5..0",
+    "1,2345678",
+    "500.000.5",
+    "0x10",
+  ];
+  for (const input of refused) assert.equal(readFormNumber(input), undefined, input);
 });

@@ -259,3 +259,9 @@ export async function accountContact(
   return await db.kysely.selectFrom("users").select(["name", "email"]).where("id", "=", userId)
     .executeTakeFirst();
 }
+
+/** The office an enquiry belongs to, or undefined when it does not exist. */
+export async function inquiryOffice(q: Q, id: string): Promise<string | undefined> {
+  const row = await q.selectFrom("inquiries").select("office_id").where("id", "=", id).executeTakeFirst();
+  return row?.office_id;
+}

@@ -14,3 +14,18 @@ export function rateBucketKey(group: RateGroup, caller: string): Deno.KvKey {
 export function healthKey(): Deno.KvKey {
   return ["health"];
 }
+
+/** The kinds of account mail that are rate-limited per address (`auth/account_mail.ts`). */
+export type AccountMailKind = "verify" | "reset";
+
+/**
+ * Key of one address's account-mail bucket: `["account_mail", kind, window, addressHash]`. The address is
+ * given as a hash (`auth/account_mail.ts`), so KV holds no e-mail address.
+ */
+export function accountMailKey(
+  kind: AccountMailKind,
+  window: "short" | "day",
+  addressHash: string,
+): Deno.KvKey {
+  return ["account_mail", kind, window, addressHash];
+}

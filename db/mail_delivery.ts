@@ -1,9 +1,94 @@
-/** SQL of mail delivery: marking an outbox mail as accepted by the mail server, and reading that state. */
+/**
+ * SQL of mail delivery: claiming due outbox mails with a lease (`for update skip locked`, so two instances never
+ * hold one mail at once), and recording the outcome of an attempt.
+ */
+import { sql } from "kysely";
 import type { Db } from "./connection.ts";
 
-/** Sets `sent_at` of outbox mail `id` (only once: a mail already marked keeps its first time). */
+/** A claimed mail: what the sender needs, and the number of this attempt. */
+export interface ClaimedMail {
+  id: string;
+  to: string;
+  subject: string;
+  body: string;
+  /** For a mail to an enquirer: the enquiry, its tokens and whether its mails were stopped. */
+  enquiry: { inquiryId: string; replyToken: string; stopToken: string; stopped: boolean } | null;
+  /** The number of the attempt being made (1 for the first). */
+  attempt: number;
+}
+
+/**
+ * Claims up to `limit` unsent mails due at `now` that nobody holds: each gets `lease_until = leaseUntil` and one
+ * more attempt counted. A mail held by another sender is skipped, not waited for.
+ */
+export async function claimDueMails(
+  db: Db,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedMail[]> {
+  const r = await sql<{
+    id: string;
+    to_address: string;
+    subject: string;
+    body: string;
+    inquiry_id: string | null;
+    reply_token: string | null;
+    stop_token: string | null;
+    stopped: boolean | null;
+    attempts: number;
+  }>`
+    update mail_outbox m set lease_until = ${leaseUntil}, attempts = m.attempts + 1
+      from mail_outbox o left join inquiry_mail_tokens t on t.inquiry_id = o.inquiry_id
+     where m.id = o.id and m.id = any(array(
+       select id from mail_outbox
+        where sent_at is null and next_attempt_at <= ${now} and (lease_until is null or lease_until <= ${now})
+        order by next_attempt_at limit ${limit}
+        for update skip locked))
+    returning m.id, m.to_address, m.subject, m.body, m.inquiry_id, t.reply_token, t.stop_token,
+              t.stopped_at is not null as stopped, m.attempts`.execute(db.kysely);
+  return r.rows.map((m) => ({
+    id: m.id,
+    to: m.to_address,
+    subject: m.subject,
+    body: m.body,
+    enquiry: m.inquiry_id && m.reply_token && m.stop_token
+      ? { inquiryId: m.inquiry_id, replyToken: m.reply_token, stopToken: m.stop_token, stopped: !!m.stopped }
+      : null,
+    attempt: m.attempts,
+  }));
+}
+
+/** Sets `sent_at` of outbox mail `id` (only once: a mail already marked keeps its first time); nothing more is due. */
 export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {
-  await db.kysely.updateTable("mail_outbox").set({ sent_at: at })
+  await db.kysely.updateTable("mail_outbox")
+    .set({ sent_at: at, next_attempt_at: null, lease_until: null, last_error: null })
+    .where("id", "=", id).where("sent_at", "is", null).execute();
+}
+
+/** Records a failed attempt of mail `id`: its error, and the next attempt's time or (null) that it was given up. */
+export async function markMailFailed(
+  db: Db,
+  id: string,
+  f: { error: string; nextAttemptAt: Date | null; at: Date },
+): Promise<void> {
+  await db.kysely.updateTable("mail_outbox")
+    .set({
+      last_error: f.error,
+      next_attempt_at: f.nextAttemptAt,
+      given_up_at: f.nextAttemptAt ? null : f.at,
+      lease_until: null,
+    })
+    .where("id", "=", id).where("sent_at", "is", null).execute();
+}
+
+/**
+ * Marks mail `id` as handled without sending: no SMTP configured (it stays recorded, not counted as an attempt), or
+ * the enquirer stopped mails about its enquiry (`why` is kept as its last error). Nothing is due afterwards.
+ */
+export async function markMailKept(db: Db, id: string, why: string | null = null): Promise<void> {
+  await db.kysely.updateTable("mail_outbox")
+    .set({ next_attempt_at: null, lease_until: null, attempts: 0, last_error: why })
     .where("id", "=", id).where("sent_at", "is", null).execute();
 }
 

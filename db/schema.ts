@@ -128,6 +128,34 @@ export interface MailOutboxTable {
   body: string;
   created_at: GeneratedTimestamp;
   sent_at: Timestamp | null;
+  /** Sending attempts so far (migration 0019). */
+  attempts: Generated<number>;
+  /** When the next attempt is due; null when nothing is to be done (sent, given up, recorded without SMTP). */
+  next_attempt_at: Timestamp | null;
+  /** Until when a sender holds the mail (domain time). */
+  lease_until: Timestamp | null;
+  /** The redacted error of the last failed attempt. */
+  last_error: string | null;
+  /** When the retries were given up. */
+  given_up_at: Timestamp | null;
+  /** The enquiry a mail to an enquirer is about. */
+  inquiry_id: string | null;
+}
+
+/** Per enquiry: the tokens of its reply address and stop link, and when mails about it were stopped. */
+export interface InquiryMailTokensTable {
+  inquiry_id: string;
+  reply_token: string;
+  stop_token: string;
+  stopped_at: Timestamp | null;
+  created_at: GeneratedTimestamp;
+}
+
+/** A seeker account's choice about mails on their enquiries (no row: mails on). */
+export interface EnquiryMailSettingsTable {
+  user_id: string;
+  mails_off: boolean;
+  updated_at: GeneratedTimestamp;
 }
 
 /** When an app last called the MCP endpoint for a person. */
@@ -390,6 +418,8 @@ export interface Database {
   users: UsersTable;
   office_memberships: OfficeMembershipsTable;
   mail_outbox: MailOutboxTable;
+  inquiry_mail_tokens: InquiryMailTokensTable;
+  enquiry_mail_settings: EnquiryMailSettingsTable;
   oauth_connection_usage: OauthConnectionUsageTable;
   oauthClient: OauthClientTable;
   oauthConsent: OauthConsentTable;

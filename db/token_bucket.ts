@@ -115,8 +115,18 @@ export class TokenBuckets {
 
   /** Takes one token for `caller` in `group`; true when the call may proceed, false when the bucket is empty. */
   take(group: RateGroup, caller: string, rule: BucketRule): Promise<boolean> {
-    const key = rateBucketKey(group, caller);
-    const id = `${group}\u0000${caller}`;
+    return this.#serialised(`${group}\u0000${caller}`, rateBucketKey(group, caller), rule);
+  }
+
+  /**
+   * Takes one token from the bucket at `key` (a key of `db/kv_keys.ts` outside the route groups, e.g. the
+   * account-mail buckets); true when the call may proceed.
+   */
+  takeKey(key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+    return this.#serialised(`key\u0000${key.map(String).join("\u0000")}`, key, rule);
+  }
+
+  #serialised(id: string, key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
     const previous = this.#tails.get(id) ?? Promise.resolve();
     const next = previous.then(() => this.#takeNow(id, key, rule));
     const tail = next.catch(() => {});

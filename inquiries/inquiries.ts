@@ -21,6 +21,9 @@
  * - Inbound enquiries (e-mail, portal) carry a `dedupe` key: a key already recorded answers the enquiry it created
  *   (`duplicate: true`, nothing written, no limit counted); a new key is recorded in the enquiry's transaction under
  *   an advisory lock on the key, so two concurrent deliveries of one message create one enquiry.
+ * - Mails (inquiries/enquirer_mail.ts, same transaction): a provider reply or rejection records a mail to the
+ *   enquirer; an answer to that mail's reply address is a further message of the enquirer
+ *   ({@linkcode receiveEnquirerReply}) with the same rules as {@linkcode sendSeekerMessage}.
  * - Ids: a malformed id, an unknown id and an id outside the caller's scope all answer `not_found`.
  */
 import { idOrNotFound } from "../ids.ts";
@@ -30,6 +33,7 @@ import {
   findInquiryThread,
   findPublishedListingOffice,
   type InquiryMessageRow,
+  inquiryOffice,
   type InquiryRow,
   type InquiryScope,
   type InquiryStatus,
@@ -44,10 +48,12 @@ import {
   setInquiryStatus,
 } from "../db/inquiries.ts";
 import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/intake.ts";
+import { kickMail, recordEnquirerMail, replyTokenMatches, withoutQuote } from "./enquirer_mail.ts";
+import type { EnquiryRef } from "./enquiry_address.ts";
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
-import { clip } from "../text.ts";
+import { clip, truncate } from "../text.ts";
 
 /** The enquiry limits of docs/contract.md §9: how many enquiries within how many milliseconds. */
 export const INQUIRY_LIMITS = {
@@ -397,29 +403,72 @@ export async function sendSeekerMessage(
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const inquiry = await lockWritable(tx, { seekerId }, id);
-    const at = messageTime(now, inquiry);
-    const messageId = await insertInquiryMessage(tx, {
-      inquiryId: id,
-      sender: "seeker",
-      authorId: seekerId,
-      body: text,
-      at,
+    return { messageId: await enquirerMessageIn(tx, inquiry, text, { authorId: seekerId, origin, now }) };
+  });
+}
+
+/** Stores a further message of the enquirer in the locked `inquiry`, sets it `open`, writes `message.received`. */
+async function enquirerMessageIn(
+  tx: Parameters<typeof lockInquiry>[0],
+  inquiry: LockedInquiry,
+  text: string,
+  ctx: { authorId: string | null; origin: EventOrigin; now: Date },
+): Promise<string> {
+  const at = messageTime(ctx.now, inquiry);
+  const messageId = await insertInquiryMessage(tx, {
+    inquiryId: inquiry.id,
+    sender: "seeker",
+    authorId: ctx.authorId,
+    body: text,
+    at,
+  });
+  await setInquiryStatus(tx, inquiry.id, "open", at);
+  const title = await listingTitle(tx, inquiry.listingId);
+  await recordEvent(tx, {
+    name: "message.received",
+    data: {
+      anfrage_id: inquiry.id,
+      objekt_id: inquiry.listingId,
+      nachricht_id: messageId,
+      satz: `Neue Nachricht in der Anfrage zu ${about(title)}.`,
+    },
+    owner: { office: inquiry.officeId },
+    origin: ctx.origin,
+    at: ctx.now,
+  });
+  return messageId;
+}
+
+/**
+ * An answer the enquirer sent to an enquiry's reply address (`ref`: the enquiry and the address's token), as a
+ * further message of the enquirer with the quoted earlier text cut off; the rules of
+ * {@linkcode sendSeekerMessage}. An unknown enquiry or a wrong token: `not_found`; rejected or closed: `conflict`;
+ * no text left: `invalid_request` ("message"). `dedupe` (the mail's Message-ID) answers a repeat with the
+ * enquiry and `duplicate: true`, writing nothing; it is recorded in the message's transaction.
+ */
+export async function receiveEnquirerReply(
+  deps: Pick<AppDeps, "db" | "clock">,
+  ref: EnquiryRef,
+  body: string,
+  dedupe: IntakeKey,
+): Promise<{ inquiryId: string; messageId: string | null; duplicate: boolean }> {
+  const now = nowOf(deps);
+  return await withEvents(deps, async (tx) => {
+    if (!await replyTokenMatches(tx, ref)) throw new AppError("not_found");
+    await lockKeys(tx, [`intake:${dedupe.quelle}:${dedupe.messageId}`]);
+    const known = await findIntakeMessage(tx, dedupe);
+    if (known) return { inquiryId: known.inquiryId, messageId: null, duplicate: true };
+    const owner = await inquiryOffice(tx, ref.inquiryId);
+    if (!owner) throw new AppError("not_found");
+    const inquiry = await lockWritable(tx, { officeId: owner }, ref.inquiryId);
+    const text = messageBody(truncate(withoutQuote(body), MESSAGE_MAX));
+    const messageId = await enquirerMessageIn(tx, inquiry, text, {
+      authorId: inquiry.seekerId,
+      origin: null,
+      now,
     });
-    await setInquiryStatus(tx, id, "open", at);
-    const title = await listingTitle(tx, inquiry.listingId);
-    await recordEvent(tx, {
-      name: "message.received",
-      data: {
-        anfrage_id: id,
-        objekt_id: inquiry.listingId,
-        nachricht_id: messageId,
-        satz: `Neue Nachricht in der Anfrage zu ${about(title)}.`,
-      },
-      owner: { office: inquiry.officeId },
-      origin,
-      at: now,
-    });
-    return { messageId };
+    await insertIntakeMessage(tx, dedupe, inquiry.id, now);
+    return { inquiryId: inquiry.id, messageId, duplicate: false };
   });
 }
 
@@ -430,22 +479,27 @@ export interface ProviderActor {
 }
 
 /**
- * The provider answers an enquiry of its office: stores the message, sets `answered` and (when the enquirer has a
- * seeker account) writes `reply.received`. `not_found` unless the enquiry is the office's; `conflict` when
- * rejected or closed.
+ * The provider answers an enquiry of its office: stores the message, sets `answered`, (when the enquirer has a
+ * seeker account) writes `reply.received` and records the mail to the enquirer. `not_found` unless the enquiry is
+ * the office's; `conflict` when rejected or closed.
  */
 export async function replyToInquiry(
-  deps: Pick<AppDeps, "db" | "clock">,
+  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
   actor: ProviderActor,
   inquiryId: string,
   body: string,
   origin: EventOrigin,
 ): Promise<{ messageId: string }> {
   const now = nowOf(deps);
-  return await withEvents(deps, (tx) => replyToInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+  const r = await withEvents(deps, (tx) => replyToInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+  kickMail(deps);
+  return r;
 }
 
-/** {@linkcode replyToInquiry} inside the caller's transaction `tx` (which must kick the drain after commit). */
+/**
+ * {@linkcode replyToInquiry} inside the caller's transaction `tx` (which must kick the drain and, with
+ * `kickMail`, the mail sender after commit; otherwise the sweep sends the mail).
+ */
 export async function replyToInquiryIn(
   tx: Parameters<typeof lockInquiry>[0],
   actor: ProviderActor,
@@ -466,26 +520,32 @@ export async function replyToInquiryIn(
   });
   await setInquiryStatus(tx, id, "answered", at);
   await notifySeeker(tx, inquiry, "Antwort des Anbieters auf Ihre Anfrage zu", ctx.origin, ctx.now);
+  await recordEnquirerMail(tx, id, { kind: "reply", text }, ctx.now);
   return { messageId };
 }
 
 /**
- * The provider rejects an enquiry of its office, optionally with a message to the enquirer: sets `rejected` and
- * (when the enquirer has a seeker account) writes `reply.received`. `not_found` unless the enquiry is the office's;
- * `conflict` when already rejected or closed.
+ * The provider rejects an enquiry of its office, optionally with a message to the enquirer: sets `rejected`,
+ * (when the enquirer has a seeker account) writes `reply.received` and records the mail to the enquirer.
+ * `not_found` unless the enquiry is the office's; `conflict` when already rejected or closed.
  */
 export async function rejectInquiry(
-  deps: Pick<AppDeps, "db" | "clock">,
+  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
   actor: ProviderActor,
   inquiryId: string,
   body: string | undefined,
   origin: EventOrigin,
 ): Promise<{ messageId: string | null }> {
   const now = nowOf(deps);
-  return await withEvents(deps, (tx) => rejectInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+  const r = await withEvents(deps, (tx) => rejectInquiryIn(tx, actor, inquiryId, body, { origin, now }));
+  kickMail(deps);
+  return r;
 }
 
-/** {@linkcode rejectInquiry} inside the caller's transaction `tx` (which must kick the drain after commit). */
+/**
+ * {@linkcode rejectInquiry} inside the caller's transaction `tx` (which must kick the drain and, with
+ * `kickMail`, the mail sender after commit; otherwise the sweep sends the mail).
+ */
 export async function rejectInquiryIn(
   tx: Parameters<typeof lockInquiry>[0],
   actor: ProviderActor,
@@ -506,6 +566,7 @@ export async function rejectInquiryIn(
   });
   await setInquiryStatus(tx, id, "rejected", at);
   await notifySeeker(tx, inquiry, "Absage des Anbieters zu Ihrer Anfrage zu", ctx.origin, ctx.now);
+  await recordEnquirerMail(tx, id, { kind: "rejection", text }, ctx.now);
   return { messageId };
 }
 

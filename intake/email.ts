@@ -13,12 +13,19 @@
  * - Duplicates: the Message-ID (angle brackets and white space trimmed, case kept), or `sha256:<hex>` of the raw
  *   message when it has none, identifies the mail; a known one answers the enquiry it created and writes nothing.
  * - The limits of docs/contract.md §9 apply as for every enquiry (`rate_limited`, nothing written).
+ * - Answers of enquirers: a mail to an enquiry's reply address `anfrage-<enquiry id, 32 hex>-<token>@<domain>`
+ *   (inquiries/enquirer_mail.ts; it wins over every other address) becomes a further message of the enquirer in
+ *   that enquiry, its quoted earlier text cut off (`receiveEnquirerReply`). A malformed `anfrage-` address, an
+ *   unknown enquiry or a wrong token: `not_found` like an unknown intake address, nothing written; a rejected or
+ *   closed enquiry: `conflict`. The sender's address is not checked (the token is the proof); Message-ID
+ *   duplicates answer `duplicate` as above.
  */
 import PostalMime, { type Address, addressParser, type Email, type Mailbox } from "postal-mime";
 import { namedListing } from "../catalogue/named_listing.ts";
 import { findIntakeMessage, type IntakeKey, officeExists } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
+import { receiveEnquirerReply, sendInquiry } from "../inquiries/inquiries.ts";
+import { enquiryAddress, type EnquiryRef } from "../inquiries/enquiry_address.ts";
 import type { AppDeps } from "../deps.ts";
 import { sha256Hex } from "../crypto.ts";
 import { clean, enquirerName, enquiryText, storedMessageId } from "./common.ts";
@@ -106,6 +113,9 @@ async function officeListing(deps: AppDeps, officeId: string, mail: Email, text:
  */
 export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<IntakeOutcome> {
   const mail = await parseMail(raw);
+  const answer = enquiryTarget(recipients(mail), deps.config.intakeMailDomain);
+  if (answer === "malformed") throw new AppError("not_found");
+  if (answer) return await receiveAnswer(deps, answer, mail, raw);
   const target = intakeTarget(recipients(mail), deps.config.intakeMailDomain);
   if (!target) throw new AppError("not_found");
   const key = await mailKey(mail, raw);
@@ -122,5 +132,28 @@ export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<Inta
     origin: null,
     dedupe: key,
   });
+  return { status: r.duplicate ? "duplicate" : "created", inquiryId: r.inquiryId };
+}
+
+/**
+ * The first enquiry reply address at `domain` among `addresses`: its enquiry and token, `"malformed"` when the
+ * first `anfrage-` address there is malformed, undefined when there is none.
+ */
+export function enquiryTarget(addresses: string[], domain: string): EnquiryRef | "malformed" | undefined {
+  for (const a of addresses) {
+    const ref = enquiryAddress(a, domain);
+    if (ref) return ref;
+  }
+  return undefined;
+}
+
+/** The enquirer's answer to a mail about an enquiry: a further message in it (see the module's rules). */
+async function receiveAnswer(
+  deps: AppDeps,
+  ref: EnquiryRef,
+  mail: Email,
+  raw: Uint8Array,
+): Promise<IntakeOutcome> {
+  const r = await receiveEnquirerReply(deps, ref, mailText(mail), await mailKey(mail, raw));
   return { status: r.duplicate ? "duplicate" : "created", inquiryId: r.inquiryId };
 }

@@ -4,7 +4,8 @@
  * at-least-once promise; a periodic sweep re-drives whatever a lost message would have done.
  *
  * This module owns the message kinds: draining the event outbox, a webhook delivery attempt, owed `terminated`
- * messages (events/delivery.ts), and reading an uploaded document (documents/processing.ts). The composition
+ * messages (events/delivery.ts), reading an uploaded document (documents/processing.ts), and sending the outbox
+ * mails that are due (auth/mail.ts). The composition
  * (`background.ts`) hands each kind its handler, so the domains never import each other for it.
  *
  * Messages are enqueued by the process that listens: a message from another process would only be seen by KV's
@@ -17,13 +18,14 @@ export type JobMessage =
   | { t: "drain" }
   | { t: "attempt"; d: string; n: number }
   | { t: "terminate" }
-  | { t: "document"; id: string };
+  | { t: "document"; id: string }
+  | { t: "mail" };
 
 /** Whether `v` (a dequeued value) is a {@linkcode JobMessage}. */
 export function isJobMessage(v: unknown): v is JobMessage {
   if (typeof v !== "object" || v === null) return false;
   const m = v as Record<string, unknown>;
-  if (m.t === "drain" || m.t === "terminate") return true;
+  if (m.t === "drain" || m.t === "terminate" || m.t === "mail") return true;
   if (m.t === "document") return typeof m.id === "string";
   return m.t === "attempt" && typeof m.d === "string" && typeof m.n === "number";
 }
@@ -34,6 +36,8 @@ export interface JobHandlers {
   attempt(deliveryId: string, attempt: number): Promise<unknown>;
   terminate(): Promise<unknown>;
   document(fileId: string): Promise<unknown>;
+  /** Sends the due outbox mails (absent: `mail` messages start nothing). */
+  mail?(): Promise<unknown>;
   sweep(): Promise<unknown>;
 }
 
@@ -49,6 +53,7 @@ export class JobQueue {
   readonly #log: Logger;
   #listening = false;
   #drainQueued = false;
+  #mailQueued = false;
   #registered = false;
   /** Handles a message while a listener runs; undefined before it started and after it stopped. */
   #dispatch: ((msg: JobMessage) => Promise<void>) | undefined;
@@ -71,6 +76,13 @@ export class JobQueue {
     if (!this.#listening || this.#drainQueued) return;
     this.#drainQueued = true;
     void this.enqueue({ t: "drain" });
+  }
+
+  /** Enqueues one `mail` (sending due mails), unless one is already waiting; call after a commit that recorded mail. */
+  kickMail(): void {
+    if (!this.#listening || this.#mailQueued) return;
+    this.#mailQueued = true;
+    void this.enqueue({ t: "mail" });
   }
 
   /** Enqueues many messages without delay, in few atomic KV commits. */
@@ -105,7 +117,10 @@ export class JobQueue {
         await run("drain", handlers.drain);
       } else if (m.t === "attempt") await run("attempt", () => handlers.attempt(m.d, m.n));
       else if (m.t === "document") await run("document", () => handlers.document(m.id));
-      else await run("terminate", handlers.terminate);
+      else if (m.t === "mail") {
+        this.#mailQueued = false;
+        if (handlers.mail) await run("mail", handlers.mail);
+      } else await run("terminate", handlers.terminate);
     };
     this.#dispatch = dispatch;
     this.#register();
@@ -122,6 +137,7 @@ export class JobQueue {
         if (this.#dispatch === dispatch) {
           this.#listening = false;
           this.#drainQueued = false;
+          this.#mailQueued = false;
           this.#dispatch = undefined;
         }
         if (timer !== undefined) clearTimeout(timer);

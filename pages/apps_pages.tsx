@@ -15,14 +15,14 @@ import {
   switchEventOff,
   switchEventOn,
 } from "../events/app_events.ts";
-import { EVENT_DESCRIPTIONS, type EventName, isEventName } from "../events/catalogue.ts";
+import { type EventName, isEventName } from "../events/catalogue.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
-import { langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
+import { isProvider, langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { errorPage, signedInForm } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout, TableHead } from "./layout.tsx";
+import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -40,7 +40,7 @@ export function appsPageRoutes(ctx: Ctx): Hono<AppEnv> {
   return app;
 }
 
-/** The short label of each event on the connected-apps page. */
+/** What each event is, in one line for people (docs/contract.md §6.6 provider server, §6.7 seeker server). */
 const EVENT_LABELS: Record<EventName, TextKey> = {
   "inquiry.received": "evInquiryReceived",
   "message.received": "evMessageReceived",
@@ -55,11 +55,20 @@ const EVENT_LABELS: Record<EventName, TextKey> = {
   "viewing.changed": "evViewingChanged",
 };
 
-/** The page language's half of an event's description ("German / English"). */
-function eventDescription(l: Lang, name: EventName): string {
-  const [de, en] = EVENT_DESCRIPTIONS[name].split(" / ");
-  return (l === "en" ? en : de) ?? EVENT_DESCRIPTIONS[name];
-}
+/** What switching an event on means for the person: what the app then learns, and when. */
+const EVENT_EXPLANATIONS: Record<EventName, TextKey> = {
+  "inquiry.received": "evdInquiryReceived",
+  "message.received": "evdMessageReceived",
+  "viewing.booked": "evdViewingBooked",
+  "viewing.cancelled": "evdViewingCancelled",
+  "proposal.pending": "evdProposalPending",
+  "file.processed": "evdFileProcessed",
+  "viewing.upcoming": "evdViewingUpcoming",
+  "social.received": "evdSocialReceived",
+  "matches.new": "evdMatchesNew",
+  "reply.received": "evdReplyReceived",
+  "viewing.changed": "evdViewingChanged",
+};
 
 function eventLabel(l: Lang, name: string): string {
   return isEventName(name) ? t(l, EVENT_LABELS[name]) : name;
@@ -73,13 +82,14 @@ async function appsPage(
   const l = langOfRequest(c);
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
-  const [apps, events] = await Promise.all([
+  const [apps, events, provider] = await Promise.all([
     connectionsOf(ctx.deps.db, session.userId),
     appSubscriptions(ctx.deps, session.userId),
+    isProvider(ctx, session.userId),
   ]);
   const csrf = csrfToken(c, ctx.secure);
   return c.html(
-    <Layout lang={l} title={t(l, "connectedApps")} signedIn csrf={csrf}>
+    <Layout lang={l} title={t(l, "connectedApps")} signedIn provider={provider} csrf={csrf}>
       {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
       {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
       {apps.length === 0 ? <p>{t(l, "noApps")}</p> : (
@@ -88,10 +98,10 @@ async function appsPage(
           <tbody>
             {apps.map((a) => (
               <tr data-client-id={a.clientId}>
-                <td>{a.clientName ?? a.clientId}</td>
-                <td>{a.scopes.filter((s) => s !== "offline_access").join(", ")}</td>
-                <td>{when(l, a.connectedAt)}</td>
-                <td>{a.lastUsedAt ? when(l, a.lastUsedAt) : t(l, "never")}</td>
+                <Td label={t(l, "app")}>{a.clientName ?? a.clientId}</Td>
+                <Td label={t(l, "right")}>{a.scopes.filter((s) => s !== "offline_access").join(", ")}</Td>
+                <Td label={t(l, "connectedAt")}>{when(l, a.connectedAt)}</Td>
+                <Td label={t(l, "lastUsed")}>{a.lastUsedAt ? when(l, a.lastUsedAt) : t(l, "never")}</Td>
                 <td>
                   <form method="post" action={`${APPS_PAGE}/trennen`}>
                     <CsrfField token={csrf} />
@@ -147,7 +157,7 @@ function AppEventsCard(p: {
           <ul class="subscriptions">
             {subs.map((s) => (
               <li data-subscription-id={s.id} data-event={s.name}>
-                <code>{s.name}</code> ({eventLabel(l, s.name)}) · {t(l, "filter")}:{" "}
+                <strong>{eventLabel(l, s.name)}</strong> (<code>{s.name}</code>) · {t(l, "filter")}:{" "}
                 {Object.keys(s.filter).length === 0
                   ? t(l, "noFilter")
                   : Object.entries(s.filter).map(([k, v]) => `${k}=${v}`).join(", ")} ·{" "}
@@ -168,7 +178,7 @@ function AppEventsCard(p: {
               const isOff = off.has(name);
               return (
                 <li data-event={name} data-state={isOff ? "off" : "on"}>
-                  <code>{name}</code> ({t(l, EVENT_LABELS[name])}):{" "}
+                  <span class="event-label">{t(l, EVENT_LABELS[name])}</span>:{" "}
                   <strong>{t(l, isOff ? "eventIsOff" : "eventIsOn")}</strong>
                   <form class="inline" method="post" action={`${APPS_PAGE}/ereignis`}>
                     <CsrfField token={p.csrf} />
@@ -178,7 +188,9 @@ function AppEventsCard(p: {
                     <button type="submit">{t(l, isOff ? "switchOn" : "switchOff")}</button>
                   </form>
                   <br />
-                  <small>{eventDescription(l, name)}</small>
+                  <small>
+                    {t(l, EVENT_EXPLANATIONS[name])} {t(l, "eventTechnicalName")}: <code>{name}</code>
+                  </small>
                 </li>
               );
             })}

@@ -9,6 +9,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { writeLimit } from "../routes/rate_limit.ts";
 import { type Lang, langOf } from "./i18n.ts";
+import { personAccess } from "../db/accounts.ts";
 
 type C = Context<AppEnv>;
 
@@ -25,13 +26,19 @@ const CSP =
 /** The headers of every HTML answer: a strict CSP, `no-store`, same-origin referrers, `vary` on language and cookie. */
 export const htmlPageHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (c.res.headers.get("content-type")?.startsWith("text/html")) {
-    c.res.headers.set("content-security-policy", CSP);
-    c.res.headers.set("cache-control", "no-store");
-    c.res.headers.set("referrer-policy", "same-origin");
-    c.res.headers.set("vary", "accept-language, cookie");
-  }
+  setHtmlPageHeaders(c.res);
 };
+
+/** Sets the headers of an HTML answer on `res` (nothing for another content type); returns `res`. */
+export function setHtmlPageHeaders(res: Response): Response {
+  if (res.headers.get("content-type")?.startsWith("text/html")) {
+    res.headers.set("content-security-policy", CSP);
+    res.headers.set("cache-control", "no-store");
+    res.headers.set("referrer-policy", "same-origin");
+    res.headers.set("vary", "accept, accept-language, cookie");
+  }
+  return res;
+}
 
 /**
  * The middleware every page gets: its HTML headers, then the write bucket. Both may meet a request more than once
@@ -81,4 +88,41 @@ export function when(l: Lang, d: Date | string): string {
     dateStyle: "medium",
     timeStyle: "short",
   });
+}
+
+/** Paths that belong to API clients: they always get JSON errors, whatever they accept. */
+const API_PATHS = /^\/(api(\/|$)|mcp(\/|$)|\.well-known(\/|$)|healthz(\/|$))/;
+
+/** The quality (0–1) an Accept header gives to `type` ("text/html"), by its most specific matching entry. */
+function acceptQuality(accept: string, type: string): { q: number; at: number } {
+  const [major] = type.split("/");
+  let best = { q: 0, at: Infinity, specificity: -1 };
+  accept.split(",").forEach((entry, at) => {
+    const [range = "", ...params] = entry.split(";").map((s) => s.trim().toLowerCase());
+    const specificity = range === type ? 2 : range === `${major}/*` ? 1 : range === "*/*" ? 0 : -1;
+    if (specificity <= best.specificity) return;
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    best = { q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0, at, specificity };
+  });
+  return { q: best.q, at: best.at };
+}
+
+/**
+ * Whether a request for `path` with this Accept header gets an HTML page (start page, 404 page) rather than JSON:
+ * never under `/api/`, `/mcp`, `/.well-known/`, `/healthz`; otherwise when Accept names text/html with a quality
+ * above 0 and does not prefer application/json (a higher quality, or an equal one listed first).
+ */
+export function wantsHtmlPage(path: string, accept: string | undefined): boolean {
+  if (API_PATHS.test(path) || !accept || !/text\/html/i.test(accept)) return false;
+  const html = acceptQuality(accept, "text/html");
+  const json = acceptQuality(accept, "application/json");
+  if (html.q <= 0) return false;
+  return json.q < html.q || (json.q === html.q && html.at <= json.at);
+}
+
+/** Whether the signed-in person `userId` is a provider with an office (the header then links to `/anbieter`). */
+export async function isProvider(ctx: PageCtx, userId: string): Promise<boolean> {
+  const access = await personAccess(ctx.deps.db, userId);
+  return access?.role === "provider" && access.officeId !== null;
 }

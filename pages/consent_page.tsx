@@ -37,14 +37,22 @@ async function consentPage(ctx: Ctx, c: C) {
   const client = await clientById(ctx.deps.db, q.get("client_id") ?? "");
   if (!client || client.disabled) return errorPage(c, "badRequest", 400);
   const requested = (q.get("scope") ?? "").split(" ").filter(Boolean);
-  const granted = grantableScopes(requested, await personAccess(ctx.deps.db, session.userId));
+  const access = await personAccess(ctx.deps.db, session.userId);
+  const granted = grantableScopes(requested, access);
   const hasRight = granted.some((s) => s === "lesen" || s === "suchen");
+  const provider = access?.role === "provider" && access.officeId !== null;
   let host = "";
   try {
     host = new URL(q.get("redirect_uri") ?? "").host;
   } catch { /* shown empty */ }
   return c.html(
-    <Layout lang={l} title={t(l, "consentTitle")} signedIn csrf={csrfToken(c, ctx.secure)}>
+    <Layout
+      lang={l}
+      title={t(l, "consentTitle")}
+      signedIn
+      provider={provider}
+      csrf={csrfToken(c, ctx.secure)}
+    >
       <p>
         <strong>{client.name ?? q.get("client_id")}</strong> {t(l, "consentWants")}
       </p>

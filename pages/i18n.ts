@@ -15,6 +15,7 @@ const TEXTS = {
   signIn: ["Anmelden", "Sign in"],
   signUp: ["Registrieren", "Sign up"],
   signOut: ["Abmelden", "Sign out"],
+  notifications: ["Benachrichtigungen", "Notifications"],
   email: ["E-Mail-Adresse", "E-mail address"],
   password: ["Passwort", "Password"],
   passwordHint: ["mindestens 10 Zeichen", "at least 10 characters"],
@@ -111,17 +112,47 @@ const TEXTS = {
     "Diese App ist nicht mit Ihrem Konto verbunden, oder sie bietet dieses Ereignis nicht an.",
     "This app is not connected to your account, or it does not offer this event.",
   ],
-  evInquiryReceived: ["Neue Anfrage", "New enquiry"],
-  evMessageReceived: ["Neue Nachricht in einer Anfrage", "New message in an enquiry"],
-  evViewingBooked: ["Besichtigung gebucht", "Viewing booked"],
-  evViewingCancelled: ["Besichtigungstermin abgesagt", "Viewing slot given up"],
-  evViewingUpcoming: ["Besichtigung steht bevor", "Viewing coming up"],
-  evProposalPending: ["Vorschlag wartet auf Freigabe", "Proposal awaiting approval"],
-  evFileProcessed: ["Dokument gelesen", "Document read"],
-  evSocialReceived: ["Neuer Eingang aus sozialen Netzen", "New social message or comment"],
-  evMatchesNew: ["Neue Treffer eines Suchauftrags", "New matches of a saved search"],
-  evReplyReceived: ["Antwort auf Ihre Anfrage", "Reply to your enquiry"],
-  evViewingChanged: ["Besichtigung geändert", "Viewing changed"],
+  evInquiryReceived: ["Neue Anfrage zu einem Ihrer Objekte", "New enquiry about one of your listings"],
+  evMessageReceived: [
+    "Ein Interessent hat in einer Anfrage erneut geschrieben",
+    "An enquirer wrote again in an enquiry",
+  ],
+  evViewingBooked: [
+    "Ein Interessent hat einen Besichtigungstermin gebucht oder umgebucht",
+    "An enquirer booked or moved a viewing slot",
+  ],
+  evViewingCancelled: [
+    "Ein Interessent hat seinen Besichtigungstermin abgesagt",
+    "An enquirer gave up their viewing slot",
+  ],
+  evViewingUpcoming: [
+    "Eine Besichtigung steht bevor (einen Tag und eine Stunde vorher)",
+    "A viewing is coming up (a day and an hour before)",
+  ],
+  evProposalPending: [
+    "Ein Entwurf des Assistenten wartet auf Ihre Freigabe",
+    "A draft of the assistant awaits your approval",
+  ],
+  evFileProcessed: [
+    "Ein Dokument zu einem Objekt wurde ausgelesen",
+    "A document on one of your listings has been read",
+  ],
+  evSocialReceived: [
+    "Neuer Kommentar oder neue Nachricht aus Facebook oder Instagram",
+    "New comment or message from Facebook or Instagram",
+  ],
+  evMatchesNew: [
+    "Ihr Suchauftrag hat neue passende Objekte gefunden",
+    "Your saved search has found new matching listings",
+  ],
+  evReplyReceived: [
+    "Ein Anbieter hat auf Ihre Anfrage geantwortet",
+    "A provider has replied to your enquiry",
+  ],
+  evViewingChanged: [
+    "Ein Anbieter hat Ihre Besichtigung verschoben oder abgesagt",
+    "A provider moved or cancelled your viewing",
+  ],
   apiKeys: ["API-Schlüssel", "API keys"],
   noKeys: ["Sie haben keine API-Schlüssel.", "You have no API keys."],
   keyName: ["Bezeichnung", "Name"],
@@ -184,8 +215,8 @@ const TEXTS = {
   next: ["Weiter »", "Next »"],
   badFilter: ["Bitte prüfen Sie diese Angaben:", "Please check these fields:"],
   badNumber: [
-    "eine Zahl ab 0 eingeben, z. B. 250000 oder 2,5",
-    "enter a number from 0, e.g. 250000 or 2.5",
+    "keine lesbare Zahl ab 0; bitte z. B. 500.000, 500.000,50 oder 2,5 eingeben",
+    "not a readable number from 0; enter e.g. 500,000, 500,000.50 or 2.5",
   ],
   badChoice: ["bitte einen der angebotenen Werte wählen", "choose one of the offered values"],
   badText: ["höchstens 100 Zeichen, ohne Steuerzeichen", "at most 100 characters, no control characters"],
@@ -301,6 +332,113 @@ const TEXTS = {
     "Close this window and connect the app again from within the app. If the error persists, contact the app's maker. Your account is not affected.",
   ],
   oauthErrorCode: ["Fehlercode", "Error code"],
+  // --- connected apps: what each event means, for people (docs/contract.md §6.6, §6.7) ---
+  evdInquiryReceived: [
+    "Die App erfährt sofort, wenn jemand über den Katalog, ein Portal oder per E-Mail nach einem Objekt Ihres Büros fragt.",
+    "The app learns at once when someone asks about a listing of your office, through the catalogue, a portal or e-mail.",
+  ],
+  evdMessageReceived: [
+    "Die App erfährt, wenn ein Interessent in einer laufenden Anfrage eine weitere Nachricht schreibt.",
+    "The app learns when an enquirer writes another message in an ongoing enquiry.",
+  ],
+  evdViewingBooked: [
+    "Die App erfährt, wenn ein Interessent einen Besichtigungstermin bucht oder auf einen anderen Termin wechselt.",
+    "The app learns when an enquirer books a viewing slot or moves to another one.",
+  ],
+  evdViewingCancelled: [
+    "Die App erfährt, wenn ein Interessent seinen Termin absagt; die Besichtigung selbst kann bestehen bleiben.",
+    "The app learns when an enquirer gives up their slot; the viewing itself may stay.",
+  ],
+  evdViewingUpcoming: [
+    "Die App erinnert Sie etwa einen Tag und etwa eine Stunde vor einer Besichtigung mit angemeldeten Gästen.",
+    "The app reminds you about a day and about an hour before a viewing with guests.",
+  ],
+  evdProposalPending: [
+    "Die App erfährt, wenn der Assistent des Dienstes eine Antwort, eine Absage oder eine Objektänderung vorbereitet hat, die Sie freigeben müssen.",
+    "The app learns when the service's assistant has prepared a reply, a rejection or a listing change for you to approve.",
+  ],
+  evdFileProcessed: [
+    "Die App erfährt, wenn ein hochgeladenes Exposé oder ein Energieausweis ausgelesen ist.",
+    "The app learns when an uploaded brochure or energy certificate has been read.",
+  ],
+  evdSocialReceived: [
+    "Die App erfährt von neuen Kommentaren und Nachrichten auf den verbundenen Facebook- und Instagram-Seiten Ihres Büros.",
+    "The app learns about new comments and messages on your office's connected Facebook and Instagram pages.",
+  ],
+  evdMatchesNew: [
+    "Die App erfährt, wenn einer Ihrer gespeicherten Suchaufträge neue passende Objekte findet (einmal je Suchlauf).",
+    "The app learns when one of your saved searches finds new matching listings (once per run).",
+  ],
+  evdReplyReceived: [
+    "Die App erfährt, wenn ein Anbieter Ihnen auf eine Anfrage antwortet oder sie ablehnt.",
+    "The app learns when a provider answers or declines one of your enquiries.",
+  ],
+  evdViewingChanged: [
+    "Die App erfährt, wenn ein Anbieter eine von Ihnen gebuchte Besichtigung verschiebt oder absagt.",
+    "The app learns when a provider moves or cancels a viewing you booked.",
+  ],
+  eventTechnicalName: ["Technischer Name", "Technical name"],
+  // --- header, start page, 404 ---
+  menu: ["Menü", "Menu"],
+  providerArea: ["Anbieter", "Providers"],
+  startTitle: ["Immobilien finden", "Find a home"],
+  startLead: [
+    "Wohnungen, Häuser, Grundstücke und Gewerbeflächen, die Makler und Anbieter selbst bei uns eintragen. Suchen und anfragen können Sie ohne Konto.",
+    "Flats, houses, plots and commercial space that estate agents enter with us themselves. You can search and enquire without an account.",
+  ],
+  newestListings: ["Neueste Objekte", "Newest listings"],
+  allListings: ["Alle Objekte ansehen", "See all listings"],
+  startAccount: ["Ihr Konto", "Your account"],
+  startAccountText: [
+    "Mit einem Konto sehen Sie Ihre Anfragen und Antworten an einem Ort und können Apps verbinden.",
+    "With an account you see your enquiries and replies in one place and can connect apps.",
+  ],
+  apiTitle: ["Für Entwickler: API", "For developers: API"],
+  apiRest: [
+    "REST: Der Katalog und der Lagewert sind ohne Anmeldung als JSON abrufbar, beschrieben im OpenAPI-Dokument:",
+    "REST: the catalogue and the location baseline are open as JSON without sign-in, described in the OpenAPI document:",
+  ],
+  apiMcp: [
+    "MCP: Assistenz-Apps verbinden sich unter /mcp mit einem API-Schlüssel oder per OAuth 2.1 und können suchen, anfragen, Besichtigungen buchen und Suchaufträge speichern.",
+    "MCP: assistant apps connect at /mcp with an API key or through OAuth 2.1 and can search, enquire, book viewings and save searches.",
+  ],
+  apiKeysHint: [
+    "API-Schlüssel erstellen Sie nach der Anmeldung unter „API-Schlüssel“.",
+    "You create API keys after signing in, under “API keys”.",
+  ],
+  pageNotFoundTitle: ["Seite nicht gefunden", "Page not found"],
+  pageNotFound: [
+    "Diese Seite gibt es nicht. Vielleicht hat sich die Adresse geändert oder sie wurde falsch eingegeben.",
+    "This page does not exist. The address may have changed or been mistyped.",
+  ],
+  backHome: ["Zur Startseite", "Back to the start page"],
+  // --- search form and enquiry form errors ---
+  numberRule: [
+    "Zahlen wie 500.000, 500.000,50 oder 2,5; ein Punkt vor genau drei Ziffern trennt Tausender.",
+    "Numbers like 500,000, 500,000.50 or 2.5; a separator before exactly three digits separates thousands.",
+  ],
+  enquiryFieldName: [
+    "Name: Bitte geben Sie Ihren Namen an (höchstens 200 Zeichen).",
+    "Name: please give your name (at most 200 characters).",
+  ],
+  enquiryFieldEmail: [
+    "E-Mail-Adresse: Bitte geben Sie eine gültige E-Mail-Adresse an, z. B. name@beispiel.de.",
+    "E-mail address: please give a valid e-mail address, e.g. name@example.org.",
+  ],
+  enquiryFieldPhone: ["Telefon: höchstens 50 Zeichen.", "Phone: at most 50 characters."],
+  enquiryFieldMessage: [
+    "Ihre Nachricht: Bitte schreiben Sie eine Nachricht mit 1 bis 10.000 Zeichen.",
+    "Your message: please write a message of 1 to 10,000 characters.",
+  ],
+  // --- location baseline ---
+  baselineInvented: [
+    "Beispieldaten – erfundener Wert, kein amtlicher Bodenrichtwert",
+    "Sample data – an invented value, not an official land value",
+  ],
+  baselineRentNote: [
+    "Bodenrichtwerte gelten nur für den Kauf; für Mieten zählen nur echte Vergleichsangebote, keine Beispielobjekte.",
+    "Land values apply to purchases only; for rents only real comparable listings count, never sample listings.",
+  ],
 } as const;
 
 /** A text key. */

@@ -19,7 +19,7 @@ import {
 import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout, TableHead } from "./layout.tsx";
+import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
 import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
 
@@ -56,7 +56,13 @@ async function listPage(ctx: PageCtx, c: C) {
   const l = langOfRequest(c);
   const last = Math.max(1, Math.ceil(total / PAGE_SIZE_DEFAULT));
   return c.html(
-    <Layout lang={l} title={t(l, "myEnquiries")} signedIn csrf={csrfToken(c, ctx.secure)}>
+    <Layout
+      lang={l}
+      title={t(l, "myEnquiries")}
+      signedIn
+      provider={person.role === "provider"}
+      csrf={csrfToken(c, ctx.secure)}
+    >
       {total === 0 ? <p>{t(l, "noEnquiries")}</p> : <InquiryTable l={l} items={items} />}
       <nav class="pager" aria-label={t(l, "pageOf")}>
         {page > 1 && (
@@ -79,12 +85,12 @@ function InquiryTable(p: { l: Lang; items: InquirySummary[] }) {
       <tbody>
         {p.items.map((i) => (
           <tr data-inquiry-id={i.id}>
-            <td>
+            <Td label={t(l, "listing")}>
               <a href={`/objekte/${i.listing_id}`}>{i.listing_title ?? t(l, "untitled")}</a>
-            </td>
-            <td>{t(l, STATUS_TEXT[i.status])}</td>
-            <td>{i.message_count}</td>
-            <td>{when(l, i.last_message_at)}</td>
+            </Td>
+            <Td label={t(l, "status")}>{t(l, STATUS_TEXT[i.status])}</Td>
+            <Td label={t(l, "messages")}>{i.message_count}</Td>
+            <Td label={t(l, "lastActivity")}>{when(l, i.last_message_at)}</Td>
             <td>
               <a href={`/konto/anfragen/${i.id}`}>{t(l, "open")}</a>
             </td>
@@ -122,7 +128,13 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
   const csrf = csrfToken(c, ctx.secure);
   const sent = c.req.method === "GET" ? c.req.query("gesendet") : undefined;
   return c.html(
-    <Layout lang={l} title={thread.listing_title ?? t(l, "untitled")} signedIn csrf={csrf}>
+    <Layout
+      lang={l}
+      title={thread.listing_title ?? t(l, "untitled")}
+      signedIn
+      provider={person.role === "provider"}
+      csrf={csrf}
+    >
       {(sent === "anfrage" || sent === "nachricht") && (
         <p class="notice" role="status">{t(l, sent === "anfrage" ? "enquirySentAccount" : "threadSent")}</p>
       )}

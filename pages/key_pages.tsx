@@ -5,11 +5,11 @@ import { LOGIN_PAGE } from "../auth/better_auth.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api_keys.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
-import { langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
+import { isProvider, langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import { t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout, TableHead } from "./layout.tsx";
+import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -31,10 +31,13 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
   const l = langOfRequest(c);
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
-  const keys = await listApiKeys(ctx.deps.db, session.userId);
+  const [keys, provider] = await Promise.all([
+    listApiKeys(ctx.deps.db, session.userId),
+    isProvider(ctx, session.userId),
+  ]);
   const csrf = csrfToken(c, ctx.secure);
   return c.html(
-    <Layout lang={l} title={t(l, "apiKeys")} signedIn csrf={csrf}>
+    <Layout lang={l} title={t(l, "apiKeys")} signedIn provider={provider} csrf={csrf}>
       {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
       {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
       {p.newKey && (
@@ -57,13 +60,15 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
           <tbody>
             {keys.map((k) => (
               <tr data-key-id={k.id}>
-                <td>{k.name}</td>
-                <td>
+                <Td label={t(l, "keyName")}>{k.name}</Td>
+                <Td label={t(l, "apiKeys")}>
                   <code>{k.displayPrefix}…</code>
-                </td>
-                <td>{when(l, new Date(k.created_at))}</td>
-                <td>{k.last_used_at ? when(l, new Date(k.last_used_at)) : t(l, "never")}</td>
-                <td>
+                </Td>
+                <Td label={t(l, "created")}>{when(l, new Date(k.created_at))}</Td>
+                <Td label={t(l, "lastUsed")}>
+                  {k.last_used_at ? when(l, new Date(k.last_used_at)) : t(l, "never")}
+                </Td>
+                <Td label={t(l, "status")}>
                   {k.revoked_at ? t(l, "revoked") : (
                     <form method="post" action={`${KEYS_PAGE}/widerrufen`}>
                       <CsrfField token={csrf} />
@@ -71,7 +76,7 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
                       <button type="submit">{t(l, "revoke")}</button>
                     </form>
                   )}
-                </td>
+                </Td>
               </tr>
             ))}
           </tbody>

@@ -1,71 +1,127 @@
-/** The pages' frame: document head, navigation, a small inline stylesheet. Works without JavaScript. */
+/**
+ * The pages' frame: the doctype (standards mode), document head, a one-row header, a small inline stylesheet.
+ * Works without JavaScript and fits a 390 px wide screen: the account links sit in a `<details>` menu on narrow
+ * screens (and in the row itself on wide ones), and tables become stacked cards, each cell labelled by its
+ * `data-label` (see {@linkcode Td}).
+ */
 import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
 import { type Lang, t } from "./i18n.ts";
 
 const STYLE = `
-body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.5}
-nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ccc;padding-bottom:.5rem;margin-bottom:1.5rem}
-nav .brand{font-weight:700;margin-right:auto}
+*,*::before,*::after{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:0 auto 2rem;padding:0 1rem;color:#1b1b1b;line-height:1.5;overflow-wrap:break-word}
+header.site{display:flex;gap:.75rem;align-items:center;flex-wrap:nowrap;border-bottom:1px solid #ccc;padding:.75rem 0 .5rem;margin-bottom:1.5rem;position:relative}
+header.site .brand{font-weight:700;margin-right:auto;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0;color:inherit;text-decoration:none}
+header.site a{white-space:nowrap}
+header.site button{margin:0;padding:.25rem .75rem}
+.menu>summary{cursor:pointer;white-space:nowrap;padding:.2rem .5rem;border:1px solid #999;border-radius:.25rem;list-style:none}
+.menu>summary::-webkit-details-marker{display:none}
+.menu>summary::after{content:" ▾"}
+.menu .panel{position:absolute;right:0;top:100%;z-index:2;background:#fff;border:1px solid #ccc;padding:.75rem 1rem;display:flex;flex-direction:column;gap:.6rem;min-width:12rem;box-shadow:0 .25rem .75rem rgba(0,0,0,.15)}
+@media (min-width:62rem){@supports selector(::details-content){
+.menu{display:contents}.menu>summary{display:none}.menu::details-content{display:contents;content-visibility:visible}
+.menu .panel{position:static;flex-direction:row;align-items:center;gap:.75rem;border:0;padding:0;min-width:0;box-shadow:none;background:none}
+}}
 label{display:block;margin:.75rem 0 .25rem}
-input[type=email],input[type=password],input[type=text],input[type=tel],select,textarea{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
-.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(10rem,1fr));gap:0 1rem}
+input[type=email],input[type=password],input[type=text],input[type=tel],select,textarea{width:100%;padding:.5rem;font:inherit;max-width:100%}
+[aria-invalid=true]{border:2px solid #c53030;background:#fffafa}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:0 1rem}
 .card{border:1px solid #ddd;padding:.75rem 1rem;margin:.75rem 0}.card h2{font-size:1.1rem;margin:0 0 .25rem}
 .badge{display:inline-block;background:#fff7e0;border:1px solid #b7791f;padding:0 .4rem;font-size:.85rem;margin-left:.5rem}
-nav{flex-wrap:wrap}nav a{white-space:nowrap}nav.pager{border-bottom:0;padding:0;margin:1rem 0}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+nav.pager{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0}
 .msg{border-left:3px solid #ccc;padding:.25rem .75rem;margin:.75rem 0;white-space:pre-wrap}.msg.provider{border-color:#2f855a}
-button{padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer}
+button{padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer;font:inherit}
 .error{background:#fde8e8;border:1px solid #c53030;padding:.75rem}
 .notice{background:#e6f4ea;border:1px solid #2f855a;padding:.75rem}
 .warning{background:#fff7e0;border:1px solid #b7791f;padding:.75rem}
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left}
+.hint{font-size:.9rem;color:#444}
+code{overflow-wrap:anywhere;word-break:break-word}
+table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
+td button{margin-top:0}
+.switches button{margin:.25rem 0 0 .5rem}
 code.key{display:block;padding:.75rem;background:#f4f4f4;word-break:break-all;font-size:1.05rem}
 form.inline{display:inline}
+@media (max-width:40rem){
+h1{font-size:1.5rem}
+table,tbody,tr,td{display:block;width:100%}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+tr{border:1px solid #ddd;padding:.5rem .75rem;margin:.75rem 0}
+td{border:0;padding:.15rem 0;overflow-wrap:anywhere}
+td[data-label]:not([data-label=""])::before{content:attr(data-label) ": ";font-weight:600}
+dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}
+}
 `;
 
-/** Props of {@linkcode Layout}. */
+/** Props of {@linkcode Layout}. Every prop but `lang` and `title` is optional; new ones stay optional. */
 export interface LayoutProps {
   lang: Lang;
   title: string;
   signedIn?: boolean;
+  /** The signed-in person is a provider with an office: the header shows the link to `/anbieter`. */
+  provider?: boolean;
   csrf?: string;
   children?: Child;
 }
 
-/** The page frame with navigation; `signedIn` shows the account links and a sign-out button. */
+/**
+ * The page frame with the header; `signedIn` shows the account links and a sign-out button, `provider` also the
+ * providers' area. Starts with `<!DOCTYPE html>`, so browsers render every page in standards mode.
+ */
 export function Layout(p: LayoutProps) {
   return (
-    <html lang={p.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${p.title} · ${t(p.lang, "siteName")}`}</title>
-        <style>{STYLE}</style>
-      </head>
-      <body>
-        <nav>
-          <span class="brand">{t(p.lang, "siteName")}</span>
-          <a href="/objekte">{t(p.lang, "listings")}</a>
-          {p.signedIn
-            ? (
-              <>
-                <a href="/konto/anfragen">{t(p.lang, "myEnquiries")}</a>
-                <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
-                <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>
-                <form class="inline" method="post" action="/abmelden">
-                  <input type="hidden" name="_csrf" value={p.csrf ?? ""} />
-                  <button type="submit">{t(p.lang, "signOut")}</button>
-                </form>
-              </>
-            )
-            : <a href="/anmelden">{t(p.lang, "signIn")}</a>}
-        </nav>
-        <main>
-          <h1>{p.title}</h1>
-          {p.children}
-        </main>
-      </body>
-    </html>
+    <>
+      {raw("<!DOCTYPE html>")}
+      <html lang={p.lang}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${p.title} · ${t(p.lang, "siteName")}`}</title>
+          <style>{raw(STYLE)}</style>
+        </head>
+        <body>
+          <SiteHeader {...p} />
+          <main>
+            <h1>{p.title}</h1>
+            {p.children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** The one-row header: the site's name (to the start page), the listings, and sign-in or the account menu. */
+function SiteHeader(p: LayoutProps) {
+  return (
+    <header class="site">
+      <a class="brand" href="/">{t(p.lang, "siteName")}</a>
+      <nav aria-label={t(p.lang, "menu")}>
+        <a href="/objekte">{t(p.lang, "listings")}</a>
+      </nav>
+      {p.signedIn ? <AccountMenu {...p} /> : <a href="/anmelden">{t(p.lang, "signIn")}</a>}
+    </header>
+  );
+}
+
+/** The account links and the sign-out button: a `<details>` menu on narrow screens, inline on wide ones. */
+function AccountMenu(p: LayoutProps) {
+  return (
+    <details class="menu">
+      <summary>{t(p.lang, "account")}</summary>
+      <nav class="panel" aria-label={t(p.lang, "account")}>
+        {p.provider && <a href="/anbieter">{t(p.lang, "providerArea")}</a>}
+        <a href="/konto/anfragen">{t(p.lang, "myEnquiries")}</a>
+        <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
+        <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>
+        <a href="/konto/benachrichtigungen">{t(p.lang, "notifications")}</a>
+        <form class="inline" method="post" action="/abmelden">
+          <input type="hidden" name="_csrf" value={p.csrf ?? ""} />
+          <button type="submit">{t(p.lang, "signOut")}</button>
+        </form>
+      </nav>
+    </details>
   );
 }
 
@@ -79,8 +135,20 @@ export function TableHead(p: { titles: string[] }) {
   return (
     <thead>
       <tr>
-        {p.titles.map((title) => <th>{title}</th>)}
+        {p.titles.map((title, i) => <HeadCell key={i} title={title} />)}
       </tr>
     </thead>
   );
+}
+
+function HeadCell(p: { title: string }) {
+  return <th>{p.title}</th>;
+}
+
+/**
+ * A table cell labelled with its column title: on narrow screens the table becomes stacked cards and each cell
+ * shows "label: value" (CSS only). Pass the same text as the column's title in {@linkcode TableHead}.
+ */
+export function Td(p: { label: string; children?: Child }) {
+  return <td data-label={p.label}>{p.children}</td>;
 }

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
 import { amountText, FILTER_KEYS, filterTextFields, pricesInOrder } from "../catalogue/filters.ts";
-import { askedPrice, decimal, euroPerSqm } from "../catalogue/german.ts";
+import { askedPrice, decimal, euroPerSqm, formDecimal, readFormNumber } from "../catalogue/german.ts";
 import {
   type Listing,
   type ListingFilter,
@@ -21,7 +21,7 @@ import { personAccess } from "../db/accounts.ts";
 import { AppError } from "../errors.ts";
 import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { type BaselineResult, locationBaseline } from "../valuation/baseline.ts";
+import { type BaselineAnswer, locationBaselineOf } from "../valuation/baseline.ts";
 import { listingBaselineRequest } from "../valuation/input.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
@@ -56,7 +56,13 @@ export function messagePage(
 ) {
   const l = langOfRequest(c);
   return c.html(
-    <Layout lang={l} title={t(l, p.title)} signedIn={!!p.person} csrf={p.person && csrfToken(c, secure)}>
+    <Layout
+      lang={l}
+      title={t(l, p.title)}
+      signedIn={!!p.person}
+      provider={p.person?.role === "provider"}
+      csrf={p.person && csrfToken(c, secure)}
+    >
       <p class="error" role="alert">{t(l, p.text)}</p>
       <p>
         <a href="/objekte">{t(l, "backToSearch")}</a>
@@ -109,11 +115,18 @@ const FIELD_PROBLEM: Record<FormField, TextKey> = {
 };
 
 /**
- * A number as typed into the form, turned into the filters' text form: spaces dropped, a decimal comma read as a
- * point (2,5 = 2.5); then the catalogue's rule for a numeric filter.
+ * A number as typed into the form (German or English style, `readFormNumber` of `catalogue/german.ts`: "500.000",
+ * "500.000,50", "2,5", "1.5"), turned into the filters' plain text; then the catalogue's rule for a numeric filter.
+ * A text the rule cannot read is refused.
  */
-const formNumber = z.string().transform((s) => s.replace(/\s/g, "").replace(",", ".")).pipe(amountText)
-  .optional();
+const formNumber = z.string().transform((s, ctx) => {
+  const read = readFormNumber(s);
+  if (!read) ctx.addIssue({ code: "custom", message: "not a number" });
+  return read?.text ?? "";
+}).pipe(amountText).optional();
+
+/** The numeric fields of the search form. */
+const NUMBER_FIELDS = ["min_price", "max_price", "min_rooms", "min_sqm"] as const;
 
 /** The catalogue filters of `catalogue/filters.ts` as the form sends them, plus the page. */
 const filterForm = z.object({
@@ -127,7 +140,7 @@ const filterForm = z.object({
 });
 
 /** The parsed search form: the filter, or the fields that were wrong (and whether min > max price). */
-type ParsedSearch =
+export type ParsedSearch =
   | { ok: true; filter: ListingFilter }
   | { ok: false; fields: FormField[]; priceOrder: boolean };
 
@@ -166,9 +179,15 @@ async function searchPage(ctx: PageCtx, c: C) {
   const csrf = person ? csrfToken(c, ctx.secure) : undefined;
   const result = parsed.ok ? await searchListings(ctx.deps.db, parsed.filter) : undefined;
   return c.html(
-    <Layout lang={l} title={t(l, "searchTitle")} signedIn={!!person} csrf={csrf}>
+    <Layout
+      lang={l}
+      title={t(l, "searchTitle")}
+      signedIn={!!person}
+      provider={person?.role === "provider"}
+      csrf={csrf}
+    >
       {!parsed.ok && <FilterProblems l={l} parsed={parsed} />}
-      <SearchForm l={l} raw={raw} />
+      <SearchForm l={l} raw={raw} parsed={parsed} />
       {result && parsed.ok && (
         <>
           <p id="total">
@@ -185,16 +204,21 @@ async function searchPage(ctx: PageCtx, c: C) {
   );
 }
 
+/** The id of the message that explains what is wrong with form field `f`. */
+function problemId(f: FormField): string {
+  return `problem-${f}`;
+}
+
 function FilterProblems(p: { l: Lang; parsed: Extract<ParsedSearch, { ok: false }> }) {
   const { l, parsed } = p;
   return (
     <div class="error" role="alert">
-      {parsed.priceOrder ? <p>{t(l, "priceOrder")}</p> : (
+      {parsed.priceOrder ? <p id="problem-price-order">{t(l, "priceOrder")}</p> : (
         <>
           <p>{t(l, "badFilter")}</p>
           <ul>
             {parsed.fields.map((f) => (
-              <li data-field={f}>
+              <li data-field={f} id={problemId(f)}>
                 {t(l, FIELD_LABEL[f])}: {t(l, FIELD_PROBLEM[f])}
               </li>
             ))}
@@ -205,8 +229,32 @@ function FilterProblems(p: { l: Lang; parsed: Extract<ParsedSearch, { ok: false 
   );
 }
 
-function SearchForm(p: { l: Lang; raw: Record<string, string> }) {
+/**
+ * What a text field of the search form shows: a number field the value as read ("500.000" for "500000", "2,5"
+ * for "2.5" on the German page), anything else (and an unreadable number) as typed.
+ */
+function shownValue(l: Lang, name: FormField, typed: string | undefined): string {
+  const raw = truncate(typed ?? "", 100);
+  if (!(NUMBER_FIELDS as readonly string[]).includes(name) || raw.trim() === "") return raw;
+  const read = readFormNumber(raw);
+  return read ? formDecimal(read.value, l) : raw;
+}
+
+/** The fields of the search form that are wrong, each with the id of its message. */
+function invalidFields(parsed: ParsedSearch): Map<FormField, string> {
+  if (parsed.ok) return new Map();
+  if (parsed.priceOrder) {
+    return new Map([["min_price", "problem-price-order"], ["max_price", "problem-price-order"]]);
+  }
+  return new Map(parsed.fields.map((f) => [f, problemId(f)]));
+}
+
+/** The search form (also on the start page): the given values shown back, wrong fields marked. */
+export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: ParsedSearch }) {
   const { l, raw } = p;
+  const invalid = p.parsed ? invalidFields(p.parsed) : new Map<FormField, string>();
+  const marks = (name: FormField) =>
+    invalid.has(name) ? { "aria-invalid": "true", "aria-describedby": invalid.get(name) } : {};
   const text = (name: FormField, label: TextKey, mode: "text" | "decimal") => (
     <div>
       <label for={name}>{t(l, label)}</label>
@@ -216,14 +264,15 @@ function SearchForm(p: { l: Lang; raw: Record<string, string> }) {
         type="text"
         inputmode={mode}
         maxlength={100}
-        value={truncate(raw[name] ?? "", 100)}
+        value={shownValue(l, name, raw[name])}
+        {...marks(name)}
       />
     </div>
   );
   const choice = (name: FormField, label: TextKey, values: readonly TextKey[]) => (
     <div>
       <label for={name}>{t(l, label)}</label>
-      <select id={name} name={name}>
+      <select id={name} name={name} {...marks(name)}>
         <option value="">{t(l, "any")}</option>
         {values.map((v) => <Choice key={v} value={v} label={t(l, v)} selected={raw[name] === v} />)}
       </select>
@@ -240,6 +289,7 @@ function SearchForm(p: { l: Lang; raw: Record<string, string> }) {
         {text("min_rooms", "minRooms", "decimal")}
         {text("min_sqm", "minSqm", "decimal")}
       </div>
+      <p class="hint" id="number-rule">{t(l, "numberRule")}</p>
       <button type="submit">{t(l, "search")}</button>
     </form>
   );
@@ -249,7 +299,8 @@ function Choice(p: { value: string; label: string; selected: boolean }) {
   return <option value={p.value} selected={p.selected}>{p.label}</option>;
 }
 
-function ListingCard(p: { l: Lang; item: Listing }) {
+/** One listing of a result list: title (linked), sample badge, place, kind, deal, price, rooms, area. */
+export function ListingCard(p: { l: Lang; item: Listing }) {
   const { l, item } = p;
   return (
     <article class="card" data-listing-id={item.id}>
@@ -293,9 +344,24 @@ function Pager(p: { l: Lang; filter: ListingFilter; total: number }) {
 
 // --- listing view and enquiry form -------------------------------------------------------------------------
 
-/** What the enquiry form shows again after a failed POST. */
+/** A field of the enquiry form. */
+type EnquiryField = "name" | "email" | "phone" | "message";
+
+/** The message naming each enquiry field and what it needs. */
+const ENQUIRY_FIELD_ERROR: Record<EnquiryField, TextKey> = {
+  name: "enquiryFieldName",
+  email: "enquiryFieldEmail",
+  phone: "enquiryFieldPhone",
+  message: "enquiryFieldMessage",
+};
+
+/** The id of the enquiry form's error box (the wrong field's `aria-describedby`). */
+const ENQUIRY_ERROR_ID = "anfrage-fehler";
+
+/** What the enquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
 interface EnquiryState {
   error?: TextKey;
+  field?: EnquiryField | undefined;
   status?: 400 | 429;
   values?: { name?: string; email?: string; phone?: string; message?: string };
 }
@@ -308,15 +374,23 @@ async function listingPage(ctx: PageCtx, c: C, state: EnquiryState) {
   const csrf = csrfToken(c, ctx.secure);
   const baseline = await baselineOf(ctx, listing);
   return c.html(
-    <Layout lang={l} title={listing.title ?? t(l, "untitled")} signedIn={!!person} csrf={csrf}>
+    <Layout
+      lang={l}
+      title={listing.title ?? t(l, "untitled")}
+      signedIn={!!person}
+      provider={person?.role === "provider"}
+      csrf={csrf}
+    >
       {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}
       <ListingFacts l={l} listing={listing} />
       <h2>{t(l, "location")}</h2>
       <MapLink l={l} listing={listing} />
       <h2>{t(l, "baselineTitle")}</h2>
-      <Baseline l={l} baseline={baseline} />
-      <h2 id="anfrage">{t(l, "enquiryTitle")}</h2>
-      <EnquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
+      <Baseline l={l} baseline={baseline} rent={listing.transaction_type === "rent"} />
+      <section id="anfrage">
+        <h2>{t(l, "enquiryTitle")}</h2>
+        <EnquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
+      </section>
     </Layout>,
     state.status ?? 200,
   );
@@ -333,9 +407,9 @@ async function findListing(ctx: PageCtx, id: string): Promise<Listing | undefine
 }
 
 /** The location baseline of the listing's place and kind; no transaction type means no basis. */
-async function baselineOf(ctx: PageCtx, listing: Listing): Promise<BaselineResult | undefined> {
+async function baselineOf(ctx: PageCtx, listing: Listing): Promise<BaselineAnswer | undefined> {
   const req = listingBaselineRequest(listing);
-  return req && await locationBaseline(ctx.deps.db, req);
+  return req && await locationBaselineOf(ctx.deps.db, req);
 }
 
 function ListingFacts(p: { l: Lang; listing: Listing }) {
@@ -380,28 +454,57 @@ function MapLink(p: { l: Lang; listing: Listing }) {
   );
 }
 
-function Baseline(p: { l: Lang; baseline: BaselineResult | undefined }) {
-  const { l, baseline: b } = p;
+/** "1. Januar 2024" (English "1 January 2024") for a `YYYY-MM-DD` date; the text itself when it is not one. */
+function stichtagText(l: Lang, ymd: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(ymd);
+  if (!m) return ymd;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.toLocaleDateString(l === "en" ? "en-GB" : "de-DE", {
+    timeZone: "UTC",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+  });
+}
+
+function Baseline(p: { l: Lang; baseline: BaselineAnswer | undefined; rent: boolean }) {
+  const { l } = p;
+  const b = p.baseline?.result;
   if (!b || b.source === "none" || b.base_eur_sqm === null) {
     return (
       <div id="baseline" data-source="none">
         <p>{t(l, "baselineNone")}</p>
         {b?.region_label && <p>{b.region_label}</p>}
+        {p.rent && <p class="hint" id="baseline-rent-note">{t(l, "baselineRentNote")}</p>}
       </div>
     );
   }
+  const invented = p.baseline?.invented === true;
   return (
-    <div id="baseline" data-source={b.source}>
+    <div id="baseline" data-source={b.source} {...(invented ? { "data-invented": "true" } : {})}>
       <p>
         <strong>{euroPerSqm(b.base_eur_sqm, l)}</strong>
       </p>
-      <p>
-        {t(l, "source")}: {t(l, b.source === "bodenrichtwert" ? "baselineBrw" : "baselineCmp")}
-      </p>
+      {invented
+        ? (
+          <p class="warning" id="baseline-invented">
+            {t(l, "source")}: {t(l, "baselineInvented")}
+          </p>
+        )
+        : (
+          <p>
+            {t(l, "source")}: {t(l, b.source === "bodenrichtwert" ? "baselineBrw" : "baselineCmp")}
+          </p>
+        )}
       {b.region_label && <p>{b.region_label}</p>}
       {(b.stichtag || b.gfz !== null) && (
         <p>
-          {b.stichtag && `${t(l, "stichtag")}: ${b.stichtag}`}
+          {b.stichtag && (
+            <>
+              {t(l, "stichtag")}:{" "}
+              <time datetime={b.stichtag} id="stichtag">{stichtagText(l, b.stichtag)}</time>
+            </>
+          )}
           {b.stichtag && b.gfz !== null && " · "}
           {b.gfz !== null && `${t(l, "gfz")}: ${decimal(b.gfz, l)}`}
         </p>
@@ -418,9 +521,11 @@ function EnquiryForm(
     return <p class="notice" id="provider-note">{t(l, "providerNote")}</p>;
   }
   const v = state.values ?? {};
+  const marks = (f: EnquiryField) =>
+    state.field === f ? { "aria-invalid": "true", "aria-describedby": ENQUIRY_ERROR_ID } : {};
   return (
-    <form method="post" action={`/objekte/${p.listing.id}/anfrage`}>
-      {state.error && <p class="error" role="alert">{t(l, state.error)}</p>}
+    <form method="post" action={`/objekte/${p.listing.id}/anfrage#anfrage`}>
+      {state.error && <p class="error" role="alert" id={ENQUIRY_ERROR_ID}>{t(l, state.error)}</p>}
       <CsrfField token={p.csrf} />
       {person
         ? (
@@ -432,15 +537,38 @@ function EnquiryForm(
           <>
             <p>{t(l, "anonymousNote")}</p>
             <label for="name">{t(l, "name")}</label>
-            <input id="name" name="name" type="text" required maxlength={200} value={v.name ?? ""} />
+            <input
+              id="name"
+              name="name"
+              type="text"
+              required
+              maxlength={200}
+              value={v.name ?? ""}
+              {...marks("name")}
+            />
             <label for="email">{t(l, "email")}</label>
-            <input id="email" name="email" type="email" required maxlength={320} value={v.email ?? ""} />
+            <input
+              id="email"
+              name="email"
+              type="email"
+              required
+              maxlength={320}
+              value={v.email ?? ""}
+              {...marks("email")}
+            />
             <label for="phone">{t(l, "phoneOptional")}</label>
-            <input id="phone" name="phone" type="tel" maxlength={50} value={v.phone ?? ""} />
+            <input
+              id="phone"
+              name="phone"
+              type="tel"
+              maxlength={50}
+              value={v.phone ?? ""}
+              {...marks("phone")}
+            />
           </>
         )}
       <label for="message">{t(l, "message")}</label>
-      <textarea id="message" name="message" rows={6} required maxlength={MESSAGE_MAX}>
+      <textarea id="message" name="message" rows={6} required maxlength={MESSAGE_MAX} {...marks("message")}>
         {v.message ?? ""}
       </textarea>
       <button type="submit">{t(l, "sendEnquiry")}</button>
@@ -494,10 +622,18 @@ async function enquire(ctx: PageCtx, c: C) {
       return listingPage(ctx, c, { error: "enquiryLimited", status: 429, values });
     }
     if (e.code === "invalid_request") {
-      return listingPage(ctx, c, { error: "enquiryInvalid", status: 400, values });
+      const field = enquiryField(e.detail);
+      const error = field ? ENQUIRY_FIELD_ERROR[field] : "enquiryInvalid";
+      return listingPage(ctx, c, { error, field, status: 400, values });
     }
     throw e;
   }
+}
+
+/** The enquiry field an `invalid_request` detail of `sendInquiry` names, if any. */
+function enquiryField(detail: string | undefined): EnquiryField | undefined {
+  const name = detail?.split(":")[0]?.trim();
+  return name === "name" || name === "email" || name === "phone" || name === "message" ? name : undefined;
 }
 
 async function enquirySentPage(ctx: PageCtx, c: C) {

@@ -56,7 +56,8 @@ export function OAuthErrorPage(p: { lang: Lang; code: string }) {
 export function oauthErrorResponse(request: Request): Response {
   const lang = langOf(request.headers.get("accept-language") ?? undefined);
   const code = new URL(request.url).searchParams.get("error") ?? "";
-  const html = "<!doctype html>" + String(<OAuthErrorPage lang={lang} code={code} />);
+  // The Layout starts with the doctype, so the page renders in standards mode.
+  const html = String(<OAuthErrorPage lang={lang} code={code} />);
   return new Response(html, {
     status: 400,
     headers: {

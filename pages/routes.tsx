@@ -16,6 +16,10 @@ import { inquiryPageRoutes } from "./inquiry_pages.tsx";
 import { keyPageRoutes, KEYS_PAGE } from "./key_pages.tsx";
 import { listingPageRoutes } from "./listing_pages.tsx";
 import { signInPageRoutes } from "./sign_in_pages.tsx";
+import { passwordPageRoutes } from "./password_pages.tsx";
+import { enquiryMailPageRoutes } from "./enquiry_mail_pages.tsx";
+import { startPageRoutes } from "./start_page.tsx";
+import { workspacePageRoutes } from "./workspace_pages.tsx";
 
 /** The account's home, which leads to the connected-apps page. */
 const ACCOUNT_HOME = "/konto";
@@ -29,12 +33,16 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const ctx: PageCtx = { deps, auth, secure: deps.config.baseUrl.startsWith("https:") };
   app.route("/", signInPageRoutes(ctx));
+  app.route("/", passwordPageRoutes(ctx));
   app.route(CONSENT_PAGE, consentPageRoutes(ctx));
   app.get(ACCOUNT_HOME, (c) => c.redirect(APPS_PAGE, 303));
   app.route(APPS_PAGE, appsPageRoutes(ctx));
   app.route(KEYS_PAGE, keyPageRoutes(ctx));
+  app.route("/anbieter", workspacePageRoutes(ctx));
   app.use("*", ...pageMiddleware(deps));
   app.route("/", listingPageRoutes(ctx));
   app.route("/", inquiryPageRoutes(ctx));
+  app.route("/", enquiryMailPageRoutes(ctx));
+  app.route("/", startPageRoutes(ctx));
   return app;
 }

@@ -1,20 +1,28 @@
 /**
- * The sign-in, sign-up and sign-out pages (`/anmelden`, `/registrieren`, `/abmelden`). Sign-in carries a signed
- * OAuth query through to better-auth, which answers with the consent page or the client's redirect URI.
+ * The sign-in, sign-up and sign-out pages (`/anmelden`, `/registrieren`, `/abmelden`) and the page that sends a
+ * new e-mail confirmation link (`/bestaetigung-anfordern`). Sign-in carries a signed OAuth query through to
+ * better-auth, which answers with the consent page or the client's redirect URI; without one, a person lands on
+ * their account home (`auth/account_home.ts`). The confirmation link returns to `/anmelden?verified=1`: signed in
+ * by the link, the person is taken home; with better-auth's `error=…` the page says the link is invalid or expired
+ * and offers a new one. An unconfirmed person who signs in is sent a new link (within the per-address limits of
+ * `auth/account_mail.ts`), and the page says whether it was sent.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { accountHome } from "../auth/account_home.ts";
+import { plausibleAddress, requestVerificationMail } from "../auth/account_recovery.ts";
+import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
 import { truncate } from "../text.ts";
 import { APPS_PAGE } from "./apps_pages.tsx";
-import { callAuth, passCookies } from "./auth_calls.ts";
+import { accountText, type PageMsg, pageText } from "./account_texts.ts";
+import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { langOfRequest, oauthQuery, type PageCtx, pageMiddleware, queryOf } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { csrfForm } from "./form_checks.tsx";
-import { t, type TextKey } from "./i18n.ts";
+import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 
 type C = Context<AppEnv>;
@@ -24,31 +32,52 @@ type Ctx = PageCtx;
 const SIGN_UP_PAGE = "/registrieren";
 /** The address the sign-out form posts to. */
 const SIGN_OUT_PATH = "/abmelden";
+/** The page that sends a new e-mail confirmation link. */
+export const RESEND_PAGE = "/bestaetigung-anfordern";
+/** The page that sends a password-reset link (`pages/password_pages.tsx`). */
+export const FORGOT_PAGE = "/passwort-vergessen";
 
 /** The sign-in, sign-up and sign-out routes; they share no prefix, so the page middleware sits on each path. */
 export function signInPageRoutes(ctx: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const middleware = pageMiddleware(ctx.deps);
-  for (const path of [LOGIN_PAGE, SIGN_UP_PAGE, SIGN_OUT_PATH]) app.use(path, ...middleware);
-  app.get(LOGIN_PAGE, (c) => signInPage(ctx, c, {}));
+  for (const path of [LOGIN_PAGE, SIGN_UP_PAGE, SIGN_OUT_PATH, RESEND_PAGE]) app.use(path, ...middleware);
+  app.get(LOGIN_PAGE, (c) => signInLanding(ctx, c));
   app.post(LOGIN_PAGE, (c) => signIn(ctx, c));
   app.get(SIGN_UP_PAGE, (c) => signUpPage(ctx, c, {}));
   app.post(SIGN_UP_PAGE, (c) => signUp(ctx, c));
   app.post(SIGN_OUT_PATH, (c) => signOut(ctx, c));
+  app.get(RESEND_PAGE, (c) => resendPage(ctx, c, {}));
+  app.post(RESEND_PAGE, (c) => resend(ctx, c));
   return app;
 }
 
 // --- sign-in ---------------------------------------------------------------------------------------------
 
-function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; oq?: string }) {
+/**
+ * `GET /anmelden`. After the confirmation link (`verified=1`): better-auth's `error` shows the invalid-link page;
+ * a person the link signed in goes to their account home; anyone else sees the form with the "confirmed" notice
+ * (a link opened again after the address was confirmed). After a password reset (`reset=1`) a notice says so.
+ */
+async function signInLanding(ctx: Ctx, c: C) {
+  if (c.req.query("verified") !== undefined) {
+    if (c.req.query("error") !== undefined) return invalidVerifyLinkPage(ctx, c);
+    const session = await sessionOf(ctx.auth, c);
+    if (session) return c.redirect(await accountHome(ctx.deps.db, session.userId), 303);
+    return signInPage(ctx, c, { notice: "verified" });
+  }
+  if (c.req.query("reset") !== undefined) return signInPage(ctx, c, { notice: "passwordChanged" });
+  return signInPage(ctx, c, {});
+}
+
+function signInPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; email?: string; oq?: string }) {
   const l = langOfRequest(c);
   const oq = p.oq ?? oauthQuery(queryOf(c));
-  const notice = p.notice ?? (c.req.query("verified") ? "verified" : undefined);
   const status = p.error === "throttled" ? 429 : p.error ? 401 : 200;
   return c.html(
     <Layout lang={l} title={t(l, "signIn")}>
-      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
-      {notice && <p class="notice">{t(l, notice)}</p>}
+      {p.error && <p class="error" role="alert">{pageText(l, p.error)}</p>}
+      {p.notice && <p class="notice" role="status">{pageText(l, p.notice)}</p>}
       <form method="post" action={LOGIN_PAGE}>
         <CsrfField token={csrfToken(c, ctx.secure)} />
         {oq && <input type="hidden" name="oauth_query" value={oq} />}
@@ -58,6 +87,9 @@ function signInPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
         <input id="password" name="password" type="password" required autocomplete="current-password" />
         <button type="submit">{t(l, "signIn")}</button>
       </form>
+      <p>
+        <a href={FORGOT_PAGE}>{accountText(l, "forgotLink")}</a>
+      </p>
       <p>
         <a href={oq ? `${SIGN_UP_PAGE}?${oq}` : SIGN_UP_PAGE}>{t(l, "noAccount")}</a>
       </p>
@@ -79,11 +111,35 @@ async function signIn(ctx: Ctx, c: C) {
     rememberMe: true,
     ...(oq ? { oauth_query: oq } : {}),
   });
-  if (res.status === 403) return signInPage(ctx, c, { error: "notVerified", email, oq });
+  if (res.status === 403) {
+    // The password was right (better-auth checks it first), so saying whether a link went out tells nothing new.
+    const sent = await requestVerificationMail(recoveryDeps(ctx), email);
+    return signInPage(ctx, c, {
+      error: sent === "limited" ? "notVerifiedLimited" : "notVerifiedSent",
+      email,
+      oq,
+    });
+  }
   if (res.status !== 200) return signInPage(ctx, c, { error: "badCredentials", email, oq });
   passCookies(c, res.setCookies);
-  const next = typeof res.body?.url === "string" && res.body.redirect !== false ? res.body.url : APPS_PAGE;
-  return c.redirect(absoluteRedirect(ctx, next), 303);
+  return c.redirect(absoluteRedirect(ctx, await afterSignIn(ctx, res.body, oq)), 303);
+}
+
+/**
+ * Where a successful sign-in goes: the address better-auth answered with (the OAuth flow: consent page or the
+ * app's redirect URI), else, in the OAuth flow, the connected apps as before, else the person's account home.
+ */
+// deno-lint-ignore no-explicit-any
+async function afterSignIn(ctx: Ctx, body: any, oq: string | undefined): Promise<string> {
+  if (typeof body?.url === "string" && body.redirect !== false) return body.url;
+  const userId = body?.user?.id;
+  if (oq || typeof userId !== "string") return APPS_PAGE;
+  return await accountHome(ctx.deps.db, userId);
+}
+
+/** The better-auth instance and token buckets the recovery functions need. */
+function recoveryDeps(ctx: Ctx) {
+  return { auth: ctx.auth, buckets: ctx.deps.buckets };
 }
 
 /** Sign-in throttle: 5 attempts at once, then one a minute, per e-mail address and per client address. */
@@ -157,22 +213,23 @@ async function signUp(ctx: Ctx, c: C) {
   const email = (f.email ?? "").trim().toLowerCase();
   const name = (f.name ?? "").trim();
   const password = f.password ?? "";
-  if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) || !name || name.length > 100) {
+  if (!plausibleAddress(email) || !name || name.length > 100) {
     return signUpPage(ctx, c, { error: "invalidForm", email, name });
   }
-  if (password.length < 10 || password.length > 128) {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
     return signUpPage(ctx, c, { error: "weakPassword", email, name });
   }
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-up/email", {
     email,
     password,
     name,
-    callbackURL: `${LOGIN_PAGE}?verified=1`,
   });
-  // An address that is already registered gets the same answer (no account enumeration).
+  // An address that is already registered gets the same answer (no account enumeration); one not confirmed yet
+  // is sent a new link, a confirmed one nothing.
   if (res.status !== 200 && res.status !== 422) {
     return signUpPage(ctx, c, { error: "invalidForm", email, name });
   }
+  await requestVerificationMail(recoveryDeps(ctx), email);
   return signUpPage(ctx, c, { notice: "checkMail" });
 }
 
@@ -182,4 +239,58 @@ async function signOut(ctx: Ctx, c: C) {
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-out", {});
   passCookies(c, res.setCookies);
   return c.redirect(LOGIN_PAGE, 303);
+}
+
+// --- a new confirmation link --------------------------------------------------------------------------------
+
+/** The page of a confirmation link better-auth refused (tampered, expired, unknown account): 400 and a new link. */
+function invalidVerifyLinkPage(ctx: Ctx, c: C) {
+  const l = langOfRequest(c);
+  return c.html(
+    <Layout lang={l} title={accountText(l, "linkInvalidTitle")}>
+      <p class="error" role="alert">{accountText(l, "verifyLinkInvalid")}</p>
+      <ResendForm ctx={ctx} c={c} l={l} />
+    </Layout>,
+    400,
+  );
+}
+
+function ResendForm(p: { ctx: Ctx; c: C; l: Lang; email?: string }) {
+  return (
+    <form method="post" action={RESEND_PAGE}>
+      <CsrfField token={csrfToken(p.c, p.ctx.secure)} />
+      <label for="email">{t(p.l, "email")}</label>
+      <input id="email" name="email" type="email" required autocomplete="username" value={p.email ?? ""} />
+      <button type="submit">{accountText(p.l, "sendNewLink")}</button>
+    </form>
+  );
+}
+
+/** `GET /bestaetigung-anfordern` and the answers of its form. */
+function resendPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; email?: string }) {
+  const l = langOfRequest(c);
+  const status = p.error === "mailLimited" ? 429 : p.error ? 400 : 200;
+  return c.html(
+    <Layout lang={l} title={accountText(l, "resendTitle")}>
+      {p.error && <p class="error" role="alert">{pageText(l, p.error)}</p>}
+      {p.notice
+        ? <p class="notice" role="status">{pageText(l, p.notice)}</p>
+        : <ResendForm ctx={ctx} c={c} l={l} email={p.email ?? ""} />}
+      <p>
+        <a href={LOGIN_PAGE}>{t(l, "haveAccount")}</a>
+      </p>
+    </Layout>,
+    status,
+  );
+}
+
+/** `POST /bestaetigung-anfordern`: the same answer whether or not the address has an account to confirm. */
+async function resend(ctx: Ctx, c: C) {
+  const f = await csrfForm(ctx, c);
+  if (f instanceof Response) return f;
+  const email = truncate((f.email ?? "").trim().toLowerCase(), 320);
+  if (!plausibleAddress(email)) return resendPage(ctx, c, { error: "invalidForm", email });
+  const sent = await requestVerificationMail(recoveryDeps(ctx), email);
+  if (sent === "limited") return resendPage(ctx, c, { error: "mailLimited", email });
+  return resendPage(ctx, c, { notice: "resendDone" });
 }

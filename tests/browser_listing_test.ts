@@ -158,7 +158,10 @@ Deno.test({
           await page.fill("#min_price", "viel");
           await page.click("form[role=search] button[type=submit]");
           await page.waitForSelector("div.error[role=alert]");
-          assert.match(await page.textContent("div.error li") ?? "", /^Preis ab \(€\): eine Zahl ab 0/);
+          assert.match(
+            await page.textContent("div.error li") ?? "",
+            /^Preis ab \(€\): keine lesbare Zahl ab 0/,
+          );
           assert.equal(await page.locator("article.card").count(), 0);
 
           await page.goto(`${origin}/objekte?property_type=house`);

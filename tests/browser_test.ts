@@ -196,18 +196,18 @@ Deno.test({
           assert.ok(link.startsWith(origin), link);
           await page.goto(link);
           // better-auth verifies, signs the person in (autoSignInAfterVerification) and redirects to the
-          // callbackURL of the sign-up: the sign-in page with the "confirmed" notice.
-          const at = new URL(page.url());
-          assert.equal(at.pathname, "/anmelden");
-          assert.equal(at.searchParams.get("verified"), "1");
-          assert.equal(await page.textContent("p.notice"), "Ihre E-Mail-Adresse ist bestätigt.");
+          // callbackURL of the sign-up, which takes the signed-in seeker on to the account.
+          await page.waitForURL((u) => u.pathname === "/konto/apps");
           const cookies = await ctx.cookies(origin);
           assert.ok(
             cookies.some((c) => c.name.endsWith("session_token")),
             "verification signs the person in",
           );
-          await shot(page, "03-verified-sign-in");
+          await shot(page, "03-verified-account");
 
+          // Signed out, a plain sign-in lands on the account too.
+          await ctx.clearCookies();
+          await page.goto(`${origin}/anmelden`);
           await signIn(page, email, "neu-geheim-12345");
           await page.waitForURL((u) => u.pathname === "/konto/apps");
           assert.equal(await page.textContent("h1"), "Verbundene Apps");

@@ -37,7 +37,9 @@ function asPage(step: Step): Page {
 async function signIn(origin: string, email: string): Promise<{ b: JarBrowser; page: Page }> {
   const b = new JarBrowser(origin);
   const form = await b.open("/anmelden");
-  const page = asPage(await b.submit(form, "/anmelden", { email, password: PASSWORD }));
+  const landed = asPage(await b.submit(form, "/anmelden", { email, password: PASSWORD }));
+  // Providers may land on their workspace (/anbieter) after signing in; the apps page is one link away.
+  const page = new URL(landed.url).pathname === "/konto/apps" ? landed : asPage(await b.open("/konto/apps"));
   assert.equal(new URL(page.url).pathname, "/konto/apps", page.url + page.html.slice(0, 3000));
   return { b, page };
 }
@@ -112,7 +114,8 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
       await chromiumPage.fill("#email", w.provider.email);
       await chromiumPage.fill("#password", PASSWORD);
       await chromiumPage.click("form[action='/anmelden'] button[type=submit]");
-      await chromiumPage.waitForURL((u) => u.pathname === "/konto/apps");
+      // Providers may land on their workspace (/anbieter) after signing in.
+      await chromiumPage.waitForURL((u) => u.pathname !== "/anmelden");
     }
 
     // App A (the one switched off and disconnected) and app B (a control that keeps receiving), both the provider's.
@@ -177,7 +180,10 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
       assert.deepEqual([...subs.keys()].sort(), [idA1, idA2].sort());
       const host = new URL(r0.url).host;
       const inq = subs.get(idA1)!;
-      assert.match(inq, /<code>inquiry\.received<\/code> \(Neue Anfrage\)/);
+      assert.match(
+        inq,
+        /<strong>Neue Anfrage zu einem Ihrer Objekte<\/strong> \(<code>inquiry\.received<\/code>\)/,
+      );
       assert.match(inq, /ohne Filter/);
       assert.ok(inq.includes(`<code class="address">${host}/hook</code>`), inq);
       assert.ok(inq.includes(`datetime="${subA1.refreshBefore}"`), inq);
@@ -341,7 +347,10 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
         const section = p.locator(`section[data-app-events="${a.clientId}"]`);
         const item = section.locator(`li[data-subscription-id="${idA2}"]`);
         assert.equal(await item.count(), 1);
-        assert.match(await item.textContent() ?? "", /viewing\.booked \(Besichtigung gebucht\)/);
+        assert.match(
+          await item.textContent() ?? "",
+          /Ein Interessent hat einen Besichtigungstermin gebucht oder umgebucht \(viewing\.booked\)/,
+        );
         const sw = section.locator(`ul.switches li[data-event="viewing.booked"]`);
         assert.equal(await sw.getAttribute("data-state"), "on");
         await sw.locator("button", { hasText: "Ausschalten" }).click();

@@ -526,7 +526,8 @@ async function check(c: Case, res: Response): Promise<void> {
   const type = res.headers.get("content-type") ?? "";
   if (res.status >= 300 && res.status < 400) return;
   if (c.shape === "html" && type.startsWith("text/html")) {
-    assert.match(text, /^<html[\s>]/, label);
+    // Every page starts with the doctype (standards mode), then the document.
+    assert.match(text, /^<!DOCTYPE html><html[\s>]/, label);
     assert.ok(text.isWellFormed(), label);
     return;
   }

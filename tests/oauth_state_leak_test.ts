@@ -14,7 +14,7 @@ Deno.test("a consent leaves nothing behind for the next sign-in", async () => {
       const step = await b.submit(await b.open("/anmelden"), "/anmelden", { email, password: PASSWORD });
       return step.kind === "page" ? new URL(step.url).pathname : `left to ${step.location}`;
     };
-    assert.equal(await landing(w.provider.email), "/konto/apps");
+    assert.equal(await landing(w.provider.email), "/anbieter");
     const clientId = await register(w.origin);
     const { challenge } = await pkce();
     const b = new JarBrowser(w.origin);
@@ -22,8 +22,8 @@ Deno.test("a consent leaves nothing behind for the next sign-in", async () => {
     const consent = await b.submit(start, "/anmelden", { email: w.seeker.email, password: PASSWORD });
     const back = await b.submit(consent, "/zustimmung", { decision: "approve" });
     assert.equal(back.kind, "left", "the consent returns to the app");
-    // Plain sign-ins afterwards land on the account page: no consent page, no code for the earlier app.
-    assert.equal(await landing(w.provider.email), "/konto/apps");
+    // Plain sign-ins afterwards land on the home page of each person (workspace, account): no consent page, no code for the earlier app.
+    assert.equal(await landing(w.provider.email), "/anbieter");
     assert.equal(await landing(w.seeker.email), "/konto/apps");
   } finally {
     await w.close();

@@ -12,6 +12,7 @@ import type { BaselineRequest } from "./input.ts";
 import { type PlaceResolution, resolvePlace } from "./places.ts";
 import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
 import { municipalityMedian, zoneValueAt } from "./zones.ts";
+import { INVENTED_MARKER } from "./brw_import.ts";
 
 /** The location baseline result (docs/contract.md §3.1); every field is always present, null where not applicable. */
 export const baselineResultSchema = z.object({
@@ -26,17 +27,32 @@ export const baselineResultSchema = z.object({
 /** The location baseline result. */
 export type BaselineResult = z.infer<typeof baselineResultSchema>;
 
+/**
+ * The baseline and whether its land value comes from invented zones (the sample start's and the tests' files,
+ * whose source carries the marker "ERFUNDENE TESTDATEN"): the pages label such a value as invented. The REST
+ * answer and the MCP tool carry only `result`.
+ */
+export interface BaselineAnswer {
+  result: BaselineResult;
+  invented: boolean;
+}
+
 /** Computes the baseline for `req` following the source order. */
 export async function locationBaseline(db: Db, req: BaselineRequest): Promise<BaselineResult> {
+  return (await locationBaselineOf(db, req)).result;
+}
+
+/** Computes the baseline for `req` following the source order, and whether its land value is invented. */
+export async function locationBaselineOf(db: Db, req: BaselineRequest): Promise<BaselineAnswer> {
   const place = resolvePlace({ plz: req.plz, city: req.city, lat: req.lat, lng: req.lng });
-  if (place.kind !== "resolved") return none(placeLabel(place));
+  if (place.kind !== "resolved") return real(none(placeLabel(place)));
   if (NON_RELEASING_STATES.has(place.state)) {
-    return none(`${STATE_NAMES[place.state]}: Bodenrichtwerte ohne Lizenz zur Weiterverwendung`);
+    return real(none(`${STATE_NAMES[place.state]}: Bodenrichtwerte ohne Lizenz zur Weiterverwendung`));
   }
   if (req.art === "kauf") {
     const zone = await landValue(db, req, place);
     if (zone) {
-      return {
+      const result: BaselineResult = {
         base_eur_sqm: zone.brw,
         source: "bodenrichtwert",
         region_label: zone.region_label,
@@ -44,9 +60,14 @@ export async function locationBaseline(db: Db, req: BaselineRequest): Promise<Ba
         gfz: zone.gfz,
         stichtag: zone.stichtag,
       };
+      return { result, invented: zone.source.includes(INVENTED_MARKER) };
     }
   }
-  return await comparables(db, req, place) ?? none(noDataLabel(req, place));
+  return real(await comparables(db, req, place) ?? none(noDataLabel(req, place)));
+}
+
+function real(result: BaselineResult): BaselineAnswer {
+  return { result, invented: false };
 }
 
 type Resolved = Extract<PlaceResolution, { kind: "resolved" }>;

@@ -15,7 +15,7 @@ import proj4 from "proj4";
 import { AppError } from "../errors.ts";
 
 export type { MultiPolygonGeometry, PolygonGeometry, Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
-import type { MultiPolygonGeometry, PolygonGeometry, Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
+import type { Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
 
 /** An axis-aligned bounding box in the geometry's coordinates. */
 export interface BBox {

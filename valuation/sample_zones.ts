@@ -1,8 +1,24 @@
-/** The invented land-value zones of the sample start (valuation/fixtures, marked "ERFUNDENE TESTDATEN"). */
+/**
+ * The invented land-value zones of the sample start, all marked "ERFUNDENE TESTDATEN" in their source:
+ *
+ * 1. The fixture files of `valuation/fixtures/` (small zones in Potsdam, Düsseldorf, Köln and Hannover).
+ * 2. One invented "Beispiel-Stadtgebiet" zone per city of the sample catalogue (`catalogue/sample.ts`) in a
+ *    state that releases its land values: a rectangle around the city that covers every place the sample
+ *    generator puts a listing (its centre ± 0.04° latitude, ± 0.06° longitude), mixed use (`M`), building land,
+ *    Stichtag {@linkcode CITY_ZONE_STICHTAG}, a value of {@linkcode CITY_ZONE_SHARE} × the city's typical price per
+ *    m² of an apartment. Without them only the few sample listings that fall into a fixture zone had a location
+ *    value: sample listings never count as comparables, so every other one answered `none`.
+ *
+ * The city zones never change an answer the fixture zones give: they are loaded after the fixtures (a later row
+ * loses a tie), with an older Stichtag than any fixture (the latest Stichtag wins where the rank is equal, and a
+ * municipality median uses only the latest Stichtag of a use), and with mixed use (a residential or commercial
+ * fixture zone ranks before them).
+ */
 import type { Db } from "../db/connection.ts";
-import { countZones, replaceZones } from "../db/brw_zones.ts";
+import { type BrwZoneInput, countZones, replaceZones } from "../db/brw_zones.ts";
+import { SAMPLE_CITIES } from "../catalogue/sample.ts";
 import { INVENTED_MARKER, parseBrwFile } from "./brw_import.ts";
-import type { StateCode } from "./states.ts";
+import { NON_RELEASING_STATES, type StateCode } from "./states.ts";
 
 /** The fixture files of the sample start and their states. */
 export const SAMPLE_ZONE_FILES: ReadonlyArray<readonly [string, StateCode]> = [
@@ -11,6 +27,14 @@ export const SAMPLE_ZONE_FILES: ReadonlyArray<readonly [string, StateCode]> = [
   ["nw_duesseldorf_koeln_epsg25832.geojson", "NW"],
   ["ni_hannover_epsg4326.geojson", "NI"],
 ];
+
+/** Stichtag of the invented city zones: older than every fixture file's. */
+export const CITY_ZONE_STICHTAG = "2021-01-01";
+/** Invented land value of a city zone as a share of the city's typical apartment price per m². */
+export const CITY_ZONE_SHARE = 0.3;
+/** Half the height and width of a city zone in degrees (the sample generator spreads ± 0.04° and ± 0.06°). */
+const HALF_LAT = 0.045;
+const HALF_LNG = 0.065;
 
 /** Loads the invented sample zones when the zone store is empty; returns how many zones were added. */
 export async function seedSampleZonesIfEmpty(db: Db): Promise<number> {
@@ -27,5 +51,42 @@ export async function seedSampleZonesIfEmpty(db: Db): Promise<number> {
     });
     added += file.zones.length;
   }
+  for (const [state, zones] of sampleCityZones()) {
+    await replaceZones(db, {
+      state,
+      stichtag: CITY_ZONE_STICHTAG,
+      source: `${INVENTED_MARKER}: Beispieldaten (Stadtgebiete der Beispielobjekte)`,
+      licence: "erfundene Daten, keine Lizenz nötig",
+      zones,
+    });
+    added += zones.length;
+  }
   return added;
+}
+
+/** The invented city zones by state: one per sample city in a state that releases its land values. */
+export function sampleCityZones(): Map<string, BrwZoneInput[]> {
+  const byState = new Map<string, BrwZoneInput[]>();
+  for (const city of SAMPLE_CITIES) {
+    if (NON_RELEASING_STATES.has(city.state as StateCode)) continue;
+    const [s, n, w, e] = [city.lat - HALF_LAT, city.lat + HALF_LAT, city.lng - HALF_LNG, city.lng + HALF_LNG];
+    const zone: BrwZoneInput = {
+      brw: Math.round(city.buy * CITY_ZONE_SHARE / 10) * 10,
+      gfz: 1.2,
+      wgfz: null,
+      nutzung: "M",
+      entwicklung: "B",
+      zone_name: "Beispiel-Stadtgebiet (erfunden)",
+      zone_number: null,
+      municipality_name: city.name,
+      municipality_key: null,
+      geometry: { type: "Polygon", coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] },
+      min_lat: s,
+      max_lat: n,
+      min_lng: w,
+      max_lng: e,
+    };
+    byState.set(city.state, [...byState.get(city.state) ?? [], zone]);
+  }
+  return byState;
 }

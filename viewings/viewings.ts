@@ -16,6 +16,7 @@ import { AppError } from "../errors.ts";
 import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
 import { spanDe, whenDe } from "./text.ts";
+import { kickMail, recordEnquirerMail } from "../inquiries/enquirer_mail.ts";
 
 /** The most slots one call may create. */
 export const MAX_SLOTS_PER_CALL = 50;
@@ -393,7 +394,10 @@ export async function listOfficeViewings(
   return { items: items.map((s) => providerSlot(s, bookings)), total, page: p.page, page_size: p.page_size };
 }
 
-/** Writes one viewing.changed per booked enquiry with a seeker account; returns how many enquiries were booked. */
+/**
+ * Writes one viewing.changed per booked enquiry with a seeker account and records a mail to every booked enquirer
+ * (inquiries/enquirer_mail.ts); returns how many enquiries were booked.
+ */
 async function notifySeekers(
   tx: Kysely<Database>,
   principal: Principal,
@@ -402,6 +406,15 @@ async function notifySeekers(
   now: Date,
 ): Promise<number> {
   for (const b of booked) {
+    await recordEnquirerMail(
+      tx,
+      b.inquiry_id,
+      change.kind === "moved" ? { kind: "viewing_moved", start: change.start } : {
+        kind: "viewing_cancelled",
+        was: change.was,
+      },
+      now,
+    );
     if (b.seeker_id === null) continue;
     await recordEvent(tx, {
       name: "viewing.changed",
@@ -424,11 +437,12 @@ async function notifySeekers(
 
 /**
  * Moves an open slot of the provider's office to new times (start in the future, end after it, at most 12 hours);
- * its bookings move with it and each booked seeker gets viewing.changed (`moved`, new start). The same times
+ * its bookings move with it, each booked seeker gets viewing.changed (`moved`, new start) and each booked enquirer
+ * a mail. The same times
  * again change nothing. `not_found` for a slot outside the office, `conflict` for a cancelled slot.
  */
 export async function moveViewingSlot(
-  deps: ViewingDeps,
+  deps: ViewingDeps & Pick<AppDeps, "events" | "jobs">,
   principal: Principal,
   slotId: string,
   times: SlotTimes,
@@ -436,7 +450,7 @@ export async function moveViewingSlot(
   const officeId = officeOf(principal);
   const sid = idOrNotFound(slotId);
   const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
+  const r = await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
     if (!slot) throw new AppError("not_found");
     if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
@@ -453,21 +467,24 @@ export async function moveViewingSlot(
       bookings_affected: same ? 0 : booked.length,
     };
   });
+  if (r.bookings_affected > 0) kickMail(deps);
+  return r;
 }
 
 /**
  * Cancels a slot of the provider's office and every booking on it; each booked seeker gets viewing.changed
- * (`cancelled`). Cancelling a cancelled slot changes nothing. `not_found` for a slot outside the office.
+ * (`cancelled`) and each booked enquirer a mail. Cancelling a cancelled slot changes nothing. `not_found` for a
+ * slot outside the office.
  */
 export async function cancelViewingSlot(
-  deps: ViewingDeps,
+  deps: ViewingDeps & Pick<AppDeps, "events" | "jobs">,
   principal: Principal,
   slotId: string,
 ): Promise<SlotChangeResult> {
   const officeId = officeOf(principal);
   const sid = idOrNotFound(slotId);
   const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
+  const r = await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
     if (!slot) throw new AppError("not_found");
     const cancelled = { ...slot, status: "cancelled" as const, booked: 0 };
@@ -477,6 +494,8 @@ export async function cancelViewingSlot(
     const n = await notifySeekers(tx, principal, booked, { kind: "cancelled", was: slot.starts_at }, now);
     return { slot: providerSlot(cancelled, []), bookings_affected: n };
   });
+  if (r.bookings_affected > 0) kickMail(deps);
+  return r;
 }
 
 /** A German one-line rendering of a slot for tool texts. */

@@ -1,0 +1,18 @@
+/**
+ * Where a signed-in person belongs when nothing else asked for a page (after a plain sign-in, after the e-mail
+ * confirmation link): a provider with an active office membership goes to the agent workspace, everyone else
+ * (seekers, providers whose membership ended) to their account.
+ */
+import type { Db } from "../db/connection.ts";
+import { personAccess } from "../db/accounts.ts";
+
+/** The account page of a seeker (it leads on to the connected apps). */
+export const ACCOUNT_PAGE = "/konto";
+/** The agent workspace of a provider with an active membership. */
+export const WORKSPACE_PAGE = "/anbieter";
+
+/** The page `userId` lands on after signing in without an OAuth request. */
+export async function accountHome(db: Db, userId: string): Promise<string> {
+  const access = await personAccess(db, userId);
+  return access?.role === "provider" && access.officeId ? WORKSPACE_PAGE : ACCOUNT_PAGE;
+}

@@ -1,0 +1,216 @@
+/**
+ * Mails to enquirers (issue 21): the one place their rules live.
+ *
+ * - Every provider action that a seeker event announces (a reply, a rejection with or without text, a booked
+ *   viewing moved or cancelled by the provider) records one mail to the enquiry's e-mail address in the action's
+ *   own transaction ({@linkcode recordEnquirerMail}); the job queue sends it after commit (auth/mail.ts). An
+ *   enquirer with a seeker account gets it unless they switched such mails off (`/konto/benachrichtigungen`);
+ *   nobody gets it once the enquiry's mails were stopped through the stop link.
+ * - Content: German text (one English hint line), the listing's public title and the provider's message text;
+ *   nothing else about the provider. The subject never carries message text.
+ * - Each mail has `Reply-To: anfrage-<enquiry id, 32 hex>-<reply token>@<INTAKE_MAIL_DOMAIN>` and a stop line
+ *   with the enquiry's stop link (also `List-Unsubscribe`, one-click); both are added when the mail is sent
+ *   ({@linkcode enquiryMailExtras}). Tokens are 20 base32 characters (100 bits) from the platform's random source,
+ *   created with the first mail of the enquiry and compared in constant time.
+ * - An answer to the reply address becomes a new enquirer message (intake/email.ts, `receiveEnquirerReply` in
+ *   inquiries/inquiries.ts) with the quoted earlier text cut off ({@linkcode withoutQuote}).
+ */
+import type { Kysely } from "kysely";
+import {
+  enquiryMailsOff,
+  ensureInquiryMailTokens,
+  inquiryMailFacts,
+  inquiryMailTokens,
+  setEnquiryMailsOff,
+  stopInquiryMails,
+} from "../db/enquiry_mail.ts";
+import { insertMail } from "../db/mail.ts";
+import type { Database } from "../db/schema.ts";
+import { type AppDeps, nowOf } from "../deps.ts";
+import type { EventRuntime } from "../events/runtime.ts";
+import type { JobQueue } from "../jobs/queue.ts";
+import { timingSafeEqual } from "../crypto.ts";
+import { clip } from "../text.ts";
+import { type EnquiryRef, MAIL_TOKEN, newMailToken, parseEnquiryRef } from "./enquiry_address.ts";
+import { whenDe } from "../viewings/text.ts";
+
+/** What the provider did that the enquirer hears about by mail. */
+export type EnquirerNotice =
+  | { kind: "reply"; text: string }
+  | { kind: "rejection"; text: string | undefined }
+  | { kind: "viewing_moved"; start: Date }
+  | { kind: "viewing_cancelled"; was: Date };
+
+type Tx = Kysely<Database>;
+
+/** Whether `given` is the enquiry's reply token (constant time); false when the enquiry has none. */
+export async function replyTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
+  const tokens = await inquiryMailTokens(q, ref.inquiryId);
+  return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens.replyToken, ref.token);
+}
+
+/** Whether `ref` names an enquiry and its stop token (constant time). */
+export async function stopTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
+  const tokens = await inquiryMailTokens(q, ref.inquiryId);
+  return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens.stopToken, ref.token);
+}
+
+/** Stops mails about the enquiry of `ref` when its stop token matches; returns whether it did (or had). */
+export async function stopEnquiryMails(q: Tx, ref: EnquiryRef, now: Date): Promise<boolean> {
+  if (!await stopTokenMatches(q, ref)) return false;
+  await stopInquiryMails(q, ref.inquiryId, now);
+  return true;
+}
+
+/** Whether seeker account `userId` gets mails about its enquiries (on unless switched off). */
+export async function enquiryMailsOn(q: Tx, userId: string): Promise<boolean> {
+  return !await enquiryMailsOff(q, userId);
+}
+
+/** Switches mails about seeker account `userId`'s enquiries on or off. */
+export async function setEnquiryMails(q: Tx, userId: string, on: boolean, now: Date): Promise<void> {
+  await setEnquiryMailsOff(q, userId, !on, now);
+}
+
+/** The listing title as the mail names it. */
+function titleOf(title: string | null): string {
+  return title ? `„${clip(title, 200)}“` : "das angefragte Objekt";
+}
+
+/** Subject and body (without the stop line) of `notice` about the listing titled `title`. */
+export function composeEnquirerMail(
+  notice: EnquirerNotice,
+  title: string | null,
+): { subject: string; body: string } {
+  const about = titleOf(title);
+  const hint = "Sie können direkt auf diese E-Mail antworten; Ihre Antwort erreicht den Anbieter.";
+  const en = "(English: you can reply to this e-mail; your answer reaches the provider.)";
+  const quote = (text: string) => ["Nachricht des Anbieters:", "", text, ""];
+  const make = (subject: string, lines: string[]) => ({
+    subject,
+    body: ["Guten Tag,", "", ...lines].join("\n"),
+  });
+  switch (notice.kind) {
+    case "reply":
+      return make(`Antwort auf Ihre Anfrage zu ${about}`, [
+        `der Anbieter hat auf Ihre Anfrage zu ${about} geantwortet.`,
+        "",
+        ...quote(notice.text),
+        hint,
+        en,
+      ]);
+    case "rejection":
+      return make(`Absage zu Ihrer Anfrage zu ${about}`, [
+        `der Anbieter hat Ihre Anfrage zu ${about} abgesagt.`,
+        "",
+        ...(notice.text === undefined ? [] : quote(notice.text)),
+        "(English: the provider declined your enquiry.)",
+      ]);
+    case "viewing_moved":
+      return make(`Besichtigung verlegt: ${about}`, [
+        `der Anbieter hat Ihre Besichtigung zu ${about} auf den ${whenDe(notice.start)} verlegt.`,
+        "",
+        hint,
+        "(English: the provider moved your viewing to the time above.)",
+      ]);
+    case "viewing_cancelled":
+      return make(`Besichtigung abgesagt: ${about}`, [
+        `der Anbieter hat Ihre Besichtigung zu ${about} am ${whenDe(notice.was)} abgesagt.`,
+        "",
+        hint,
+        "(English: the provider cancelled your viewing.)",
+      ]);
+  }
+}
+
+/**
+ * Records the mail about `notice` to the enquirer of `inquiryId` with `tx`, the action's transaction, due at
+ * `now`; nothing when the enquirer's account switched such mails off or the enquiry's mails were stopped. Returns
+ * the mail's id, or null when none was recorded. The caller kicks the sender after commit (`kickMail`).
+ */
+export async function recordEnquirerMail(
+  tx: Tx,
+  inquiryId: string,
+  notice: EnquirerNotice,
+  now: Date,
+): Promise<string | null> {
+  const facts = await inquiryMailFacts(tx, inquiryId);
+  if (!facts) return null;
+  if (facts.seekerId && await enquiryMailsOff(tx, facts.seekerId)) return null;
+  const tokens = await ensureInquiryMailTokens(tx, inquiryId, {
+    replyToken: newMailToken(),
+    stopToken: newMailToken(),
+  });
+  if (tokens.stopped) return null;
+  const mail = composeEnquirerMail(notice, facts.listingTitle);
+  return await insertMail(tx, { to: facts.email, ...mail, inquiryId, nextAttemptAt: now });
+}
+
+/** Attribution lines that start a quoted earlier message (German and English mail programs). */
+const ATTRIBUTION = [
+  /^am .+ schrieb .*:$/i,
+  /^on .+ wrote:$/i,
+  /^-{2,}\s*ursprüngliche nachricht\s*-{2,}$/i,
+  /^-{2,}\s*original message\s*-{2,}$/i,
+];
+
+/** Whether `line` (or `line` joined with the next one, as mail programs wrap long attributions) is one. */
+function isAttribution(line: string, next: string | undefined): boolean {
+  const one = line.trim();
+  const two = next === undefined ? one : `${one} ${next.trim()}`;
+  return ATTRIBUTION.some((re) => re.test(one)) ||
+    (/^(am|on) /i.test(one) && ATTRIBUTION.slice(0, 2).some((re) => re.test(two)));
+}
+
+/**
+ * The new text of an answer: everything from the first attribution line ("Am … schrieb …:", "On … wrote:", also
+ * wrapped over two lines, "-----Ursprüngliche Nachricht-----", "-----Original Message-----") on is cut off, and so
+ * is every line starting with `>`; surrounding blank lines are dropped.
+ */
+export function withoutQuote(text: string): string {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const out: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    if (isAttribution(line, lines[i + 1])) break;
+    if (/^\s*>/.test(line)) continue;
+    out.push(line);
+  }
+  return out.join("\n").trim();
+}
+
+/** Asks this process's job queue to send the due mails (call after a commit that recorded a mail). */
+export function kickMail(deps: { jobs?: JobQueue | undefined; events?: EventRuntime | undefined }): void {
+  (deps.jobs ?? deps.events?.jobs)?.kickMail();
+}
+
+/** Whether `refText` (`<32 hex>-<stop token>` of a stop link) names an enquiry and its stop token. */
+export async function stopLinkValid(deps: Pick<AppDeps, "db">, refText: string): Promise<boolean> {
+  const ref = parseEnquiryRef(refText);
+  return !!ref && await stopTokenMatches(deps.db.kysely, ref);
+}
+
+/**
+ * Stops every further mail about the enquiry of stop link `refText` (also mails recorded but not yet sent); returns
+ * false, changing nothing, for a malformed link, an unknown enquiry or a wrong token. Stopping twice is fine.
+ */
+export async function stopMailsByLink(
+  deps: Pick<AppDeps, "db" | "clock">,
+  refText: string,
+): Promise<boolean> {
+  const ref = parseEnquiryRef(refText);
+  return !!ref && await stopEnquiryMails(deps.db.kysely, ref, nowOf(deps));
+}
+
+/** Whether seeker account `userId` gets mails about its enquiries. */
+export async function enquiryMailSetting(deps: Pick<AppDeps, "db">, userId: string): Promise<boolean> {
+  return await enquiryMailsOn(deps.db.kysely, userId);
+}
+
+/** Switches mails about seeker account `userId`'s enquiries on or off (takes effect for the next action). */
+export async function setEnquiryMailSetting(
+  deps: Pick<AppDeps, "db" | "clock">,
+  userId: string,
+  on: boolean,
+): Promise<void> {
+  await setEnquiryMails(deps.db.kysely, userId, on, nowOf(deps));
+}

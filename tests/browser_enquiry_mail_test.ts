@@ -1,0 +1,138 @@
+/**
+ * Real-browser test of the pages reached from mails to enquirers: Chromium (Debian's `/usr/bin/chromium`) driven
+ * by playwright-core against the app served on a loopback port, no JavaScript on the pages. A seeker switches mails
+ * about their enquiries off on `/konto/benachrichtigungen`; a guest opens the stop link of a mail (GET changes
+ * nothing) and confirms it (POST stops). Screenshots go to `test-output/screenshots/`. Without Chromium the test
+ * is ignored.
+ */
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { createPerson } from "../auth/accounts.ts";
+import { prng, sampleListing } from "../catalogue/sample.ts";
+import { insertUser, startMembership } from "../db/accounts.ts";
+import { inquiryMailTokens } from "../db/enquiry_mail.ts";
+import { insertListings } from "../db/listings.ts";
+import { ensureOffice } from "../db/offices.ts";
+import { replyToInquiry, sendInquiry } from "../inquiries/inquiries.ts";
+import { stopUrl } from "../inquiries/enquiry_address.ts";
+import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+
+const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
+const PASSWORD = "browser-mail-geheim-789";
+const SEEKER = { email: "mail-suche@example.org", name: "Mia Mail" };
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+}
+
+Deno.test({
+  name: "browser: mail settings and the stop link of a mail to an enquirer in Chromium",
+  ignore: !HAVE_CHROMIUM,
+  async fn(t) {
+    await Deno.mkdir(SHOTS, { recursive: true });
+    let tdb: TestDb | undefined;
+    let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+    let app: TestApp | undefined;
+    let browser: Browser | undefined;
+    try {
+      tdb = await openTestDb();
+      const db = tdb.db;
+      let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+        new Response("starting", { status: 503 });
+      server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
+      const origin = `http://127.0.0.1:${server.addr.port}`;
+      const a = app = await testApp(db, { BASE_URL: origin });
+      handler = (req, info) => a.app.fetch(req, info);
+      const seekerId = await createPerson(a.auth, db, {
+        ...SEEKER,
+        password: PASSWORD,
+        role: "seeker",
+        emailVerified: true,
+      });
+      const officeId = await ensureOffice(db, "Mailbüro");
+      const providerId = await insertUser(db, {
+        email: "makler-mail@example.org",
+        name: "M",
+        role: "provider",
+      });
+      await startMembership(db, providerId, officeId);
+      const [listingId] = await insertListings(db, officeId, [
+        { ...sampleListing(7, prng(7), Date.now()), beispiel: true, status: "published" },
+      ]);
+      const { chromium } = await loadPlaywright();
+      const b = browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+      });
+      const ctx = await b.newContext({ locale: "de-DE", viewport: { width: 1000, height: 800 } });
+      ctx.setDefaultTimeout(15_000);
+      const page = await ctx.newPage();
+      const scripts: string[] = [];
+      page.on("request", (r) => {
+        if (r.resourceType() === "script") scripts.push(r.url());
+      });
+
+      await t.step("a seeker switches mails about their enquiries off", async () => {
+        await page.goto(`${origin}/anmelden`);
+        await page.fill("#email", SEEKER.email);
+        await page.fill("#password", PASSWORD);
+        await page.click("form[action='/anmelden'] button[type=submit]");
+        await page.waitForURL((u) => u.pathname === "/konto/apps");
+        await page.goto(`${origin}/konto/benachrichtigungen`);
+        const box = page.locator("input[name=anfrage_mails]");
+        assert.equal(await box.isChecked(), true, "on by default");
+        await box.uncheck();
+        await page.click("form[action='/konto/benachrichtigungen'] button[type=submit]");
+        await page.waitForURL((u) => u.searchParams.get("gespeichert") === "1");
+        assert.match(await page.textContent("p.notice") ?? "", /Gespeichert/);
+        assert.equal(await page.locator("input[name=anfrage_mails]").isChecked(), false);
+        await shot(page, "enquiry-mail-settings");
+        await page.goto(`${origin}/konto/benachrichtigungen`);
+        assert.equal(await page.locator("p.notice").count(), 0);
+        assert.equal(await page.locator("input[name=anfrage_mails]").isChecked(), false, "stays off");
+        const row = await db.kysely.selectFrom("enquiry_mail_settings").select("mails_off")
+          .where("user_id", "=", seekerId).executeTakeFirstOrThrow();
+        assert.equal(row.mails_off, true);
+      });
+
+      await t.step("a guest opens the stop link (nothing changes) and confirms it", async () => {
+        const { inquiryId } = await sendInquiry(a.deps, {
+          listingId: listingId!,
+          enquirer: { seekerId: null, name: "Gast", email: "gast-browser@example.net", phone: null },
+          message: "Frei?",
+          origin: null,
+        });
+        await replyToInquiry(a.deps, { officeId, userId: providerId }, inquiryId, "Ja.", null);
+        const tokens = (await inquiryMailTokens(db.kysely, inquiryId))!;
+        const guest = await b.newContext({ locale: "de-DE" });
+        try {
+          const p = await guest.newPage();
+          await p.goto(stopUrl(origin, inquiryId, tokens.stopToken));
+          assert.equal(await p.textContent("h1"), "Keine E-Mails mehr zu dieser Anfrage");
+          assert.equal(
+            (await inquiryMailTokens(db.kysely, inquiryId))!.stopped,
+            false,
+            "GET changes nothing",
+          );
+          await shot(p, "enquiry-mail-stop-ask");
+          await p.click("button[type=submit]");
+          await p.waitForLoadState();
+          assert.match(await p.textContent("p.notice") ?? "", /keine weiteren E-Mails/);
+          assert.equal((await inquiryMailTokens(db.kysely, inquiryId))!.stopped, true);
+          await shot(p, "enquiry-mail-stop-done");
+        } finally {
+          await guest.close();
+        }
+      });
+      assert.deepEqual(scripts, [], "the pages load no scripts");
+      await ctx.close();
+    } finally {
+      await browser?.close();
+      await server?.shutdown();
+      app?.kv.close();
+      await tdb?.close();
+    }
+  },
+});
