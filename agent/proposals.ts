@@ -19,6 +19,7 @@
 import { z } from "zod";
 import { stockFieldsShape, updateStockIn } from "../catalogue/stock.ts";
 import { listingOfOffice } from "../db/inquiries.ts";
+import { kickMail } from "../inquiries/enquirer_mail.ts";
 import {
   decideProposal,
   type FieldChange,
@@ -94,6 +95,8 @@ function viewOf(r: ProposalRow): Proposal {
 export interface ProposalQuery {
   status?: ProposalStatus | undefined;
   objekt_id?: string | undefined;
+  /** Only the proposals answering this enquiry (a malformed id answers `not_found`). */
+  anfrage_id?: string | undefined;
   page: number;
   page_size: number;
 }
@@ -115,7 +118,11 @@ export async function listProposals(
   const r = await listProposalRows(
     deps.db.kysely,
     officeId,
-    { status: q.status, listingId },
+    {
+      status: q.status,
+      listingId,
+      inquiryId: q.anfrage_id === undefined ? undefined : idOrNotFound(q.anfrage_id),
+    },
     q.page_size,
     (q.page - 1) * q.page_size,
   );
@@ -229,14 +236,14 @@ async function approveChange(
  * nothing; a concurrent approve waits for the lock and then finds it decided (`conflict`).
  */
 async function approveMessage(
-  deps: Pick<AppDeps, "db" | "clock" | "events">,
+  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
   actor: ProviderActor,
   current: ProposalRow,
   origin: EventOrigin,
   text: string | undefined,
 ): Promise<Approval> {
   const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
+  const approval = await withEvents(deps, async (tx) => {
     const p = await findProposal(tx, actor.officeId, current.id, true);
     if (!p) throw new AppError("not_found");
     if (p.status !== "offen") throw new AppError("conflict", "the proposal is not open");
@@ -250,6 +257,9 @@ async function approveMessage(
     });
     return { proposal: viewOf(done!), nachricht_id: sent.messageId };
   });
+  // The enquirer's mail was recorded with the message; wake the sender now rather than at the next sweep.
+  kickMail(deps);
+  return approval;
 }
 
 /** Discards the office's open proposal `id` (nothing is sent); `not_found` unless theirs; `conflict` when not open. */

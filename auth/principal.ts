@@ -16,10 +16,14 @@ export function rightOfRole(role: Role): Right {
   return role === "provider" ? "lesen" : "suchen";
 }
 
-/** How the caller authenticated: an OAuth connection (an app) or one of the person's API keys. */
+/**
+ * How the caller authenticated: an OAuth connection (an app), one of the person's API keys, or a signed-in page
+ * session (the agent's web workspace: no app, so every subscribed app hears of what it does).
+ */
 export type Origin =
   | { kind: "oauth"; clientId: string }
-  | { kind: "api_key"; keyId: string };
+  | { kind: "api_key"; keyId: string }
+  | { kind: "web" };
 
 /** An authenticated caller of the MCP endpoint. */
 export interface Principal {

@@ -13,12 +13,15 @@ import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import {
   type ContactColumns,
+  countStockByStatus,
   findStockRow,
+  findStockTitles,
   insertStockRow,
   listStockRows,
   setStockStatus,
   type StockColumns,
   type StockRow,
+  type StockStatus,
   updateStockRow,
 } from "../db/stock.ts";
 import { AppError } from "../errors.ts";
@@ -145,6 +148,8 @@ export type StockPage = z.infer<typeof stockPageSchema>;
 /** What the stock list is asked for. */
 export interface StockQuery {
   status?: (typeof STOCK_STATUSES)[number] | undefined;
+  /** Only listings whose title, reference, city or postal code contain this text (case-insensitive). */
+  search?: string | undefined;
   page?: number | undefined;
   page_size?: number | undefined;
 }
@@ -153,7 +158,12 @@ export interface StockQuery {
 export async function listStock(db: Db, officeId: string, q: StockQuery): Promise<StockPage> {
   const page = Math.min(Math.max(q.page ?? 1, 1), PAGE_MAX);
   const pageSize = Math.min(Math.max(q.page_size ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
-  const { items, total } = await listStockRows(db, officeId, q.status, pageSize, (page - 1) * pageSize);
+  const search = q.search?.trim() || undefined;
+  if (search !== undefined && (search.length > 100 || search.includes("\u0000"))) {
+    throw new AppError("invalid_request", "search");
+  }
+  const f = { status: q.status, search };
+  const { items, total } = await listStockRows(db, officeId, f, pageSize, (page - 1) * pageSize);
   return {
     items: items.map((r) => ({
       ...r,
@@ -164,6 +174,21 @@ export async function listStock(db: Db, officeId: string, q: StockQuery): Promis
     page,
     page_size: pageSize,
   };
+}
+
+/** How many listings of the office are in each status (every status named, 0 when none). */
+export async function stockCounts(db: Db, officeId: string): Promise<Record<StockStatus, number>> {
+  const found = await countStockByStatus(db, officeId);
+  return Object.fromEntries(STOCK_STATUSES.map((s) => [s, found[s] ?? 0])) as Record<StockStatus, number>;
+}
+
+/** The titles of the office's listings among `ids`, by id; malformed ids and other offices' ids are left out. */
+export async function stockTitles(
+  db: Db,
+  officeId: string,
+  ids: string[],
+): Promise<Map<string, string | null>> {
+  return await findStockTitles(db, officeId, ids.filter(isUuid).map((id) => id.toLowerCase()));
 }
 
 /** The office's listing `id`; a malformed id, an unknown one and another office's all throw `not_found`. */

@@ -94,6 +94,8 @@ export async function findProposal(
 export interface ProposalFilter {
   status?: ProposalStatus | undefined;
   listingId?: string | undefined;
+  /** Only the proposals answering this enquiry. */
+  inquiryId?: string | undefined;
 }
 
 /** The office's proposals, newest first: `limit` rows from `offset`, and the total. */
@@ -106,7 +108,8 @@ export async function listProposalRows(
 ): Promise<{ items: ProposalRow[]; total: number }> {
   const where = sql`office_id = ${officeId}
     ${f.status === undefined ? sql`` : sql`and status = ${f.status}`}
-    ${f.listingId === undefined ? sql`` : sql`and listing_id = ${f.listingId}`}`;
+    ${f.listingId === undefined ? sql`` : sql`and listing_id = ${f.listingId}`}
+    ${f.inquiryId === undefined ? sql`` : sql`and inquiry_id = ${f.inquiryId}`}`;
   const rows = await sql<RawRow>`select ${COLUMNS} from proposals where ${where}
     order by created_at desc, id desc limit ${limit} offset ${offset}`.execute(q);
   const count = await sql<{ n: number }>`select count(*)::int as n from proposals where ${where}`.execute(q);

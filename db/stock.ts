@@ -107,22 +107,62 @@ export async function findStockRow(
   return await query.executeTakeFirst() as StockRow | undefined;
 }
 
-/** The office's listings (optionally of one status): `limit` rows from `offset`, last updated first, and the total. */
+/** What the office's stock list is filtered by: one status, and a text in title, reference, city or postal code. */
+export interface StockFilter {
+  status?: StockStatus | undefined;
+  /** Matched case-insensitively as a substring (`%` and `_` are taken literally). */
+  search?: string | undefined;
+}
+
+/** The office's listings matching `f`: `limit` rows from `offset`, last updated first, and the total. */
 export async function listStockRows(
   db: Db,
   officeId: string,
-  status: StockStatus | undefined,
+  f: StockFilter,
   limit: number,
   offset: number,
 ): Promise<{ items: StockListRow[]; total: number }> {
   let base = db.kysely.selectFrom("listings").where("office_id", "=", officeId);
-  if (status !== undefined) base = base.where(sql<StockStatus>`status`, "=", status);
+  if (f.status !== undefined) base = base.where(sql<StockStatus>`status`, "=", f.status);
+  if (f.search !== undefined) {
+    const like = `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    base = base.where(
+      sql<boolean>`(lower(coalesce(title, '')) like ${like}
+      or lower(coalesce(reference, '')) like ${like} or lower(coalesce(city, '')) like ${like}
+      or coalesce(postal_code, '') like ${like})`,
+      "=",
+      true,
+    );
+  }
   const [items, count] = await Promise.all([
     base.select(LIST_COLUMNS).orderBy("updated_at", "desc").orderBy("id", "desc").limit(limit).offset(offset)
       .execute(),
     base.select(sql<number>`count(*)::int`.as("total")).executeTakeFirstOrThrow(),
   ]);
   return { items: items as StockListRow[], total: count.total };
+}
+
+/** The number of the office's listings in each status (a status without listings is absent). */
+export async function countStockByStatus(
+  db: Db,
+  officeId: string,
+): Promise<Partial<Record<StockStatus, number>>> {
+  const rows = await db.kysely.selectFrom("listings").where("office_id", "=", officeId)
+    .select([sql<StockStatus>`status::text`.as("status"), sql<number>`count(*)::int`.as("n")])
+    .groupBy("status").execute();
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** The titles of the office's listings among `ids` (lower-case UUIDs; other offices' ids are left out), by id. */
+export async function findStockTitles(
+  db: Db,
+  officeId: string,
+  ids: string[],
+): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.kysely.selectFrom("listings").select(["id", "title"])
+    .where("office_id", "=", officeId).where("id", "in", [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r.title]));
 }
 
 /** Inserts a draft listing of `officeId` (not a sample) with its contact when one is given; returns its id. */

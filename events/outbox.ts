@@ -16,9 +16,9 @@ export type { EventOrigin } from "../db/outbox.ts";
 
 /** The origin of an action taken by an MCP caller. */
 export function originOf(principal: Principal): EventOrigin {
-  return principal.origin.kind === "oauth"
-    ? { clientId: principal.origin.clientId }
-    : { apiKeyId: principal.origin.keyId };
+  const o = principal.origin;
+  if (o.kind === "web") return null;
+  return o.kind === "oauth" ? { clientId: o.clientId } : { apiKeyId: o.keyId };
 }
 
 /** One event to record. */

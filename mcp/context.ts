@@ -4,9 +4,8 @@ import type { Principal } from "../auth/principal.ts";
 
 /** The `authInfo` handed to the MCP handler for `principal` (the principal and the request id ride in `extra`). */
 export function authInfoOf(principal: Principal, requestId: string): AuthInfo {
-  const clientId = principal.origin.kind === "oauth"
-    ? principal.origin.clientId
-    : `api_key:${principal.origin.keyId}`;
+  const o = principal.origin;
+  const clientId = o.kind === "oauth" ? o.clientId : o.kind === "api_key" ? `api_key:${o.keyId}` : "web";
   // The credential itself is not passed on: nothing below the HTTP layer needs it.
   return { token: "", clientId, scopes: [principal.right], extra: { principal, requestId } };
 }

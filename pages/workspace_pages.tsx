@@ -1,9 +1,121 @@
-/** The agent's workspace under /anbieter (issue 22; being built). */
+/**
+ * The agent's workspace under `/anbieter` (issue 22): overview, listings, enquiries, viewings and proposals of the
+ * signed-in member's office. Every request passes the membership check (`memberGate`); every action calls the same
+ * domain function as its MCP tool with no app origin, so every subscribed app receives its events.
+ */
 import { Hono } from "hono";
+import type { Context } from "hono";
+import { listProposals } from "../agent/proposals.ts";
+import { STOCK_STATUSES, stockCounts, stockTitles } from "../catalogue/stock.ts";
+import { nowOf } from "../deps.ts";
+import { listOfficeInquiries } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
-import type { PageCtx } from "./common.ts";
+import { listOfficeViewings } from "../viewings/viewings.ts";
+import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
+import type { Lang } from "./i18n.ts";
+import { memberGate, memberOf, notFound, w, webPrincipal, WORKSPACE, WsPage } from "./workspace_common.tsx";
+import { enquiryRoutes, InquiryRows } from "./workspace_enquiries.tsx";
+import { listingRoutes } from "./workspace_listings.tsx";
+import { ProposalCards, proposalRoutes } from "./workspace_proposals.tsx";
+import { SlotRows, viewingRoutes } from "./workspace_viewings.tsx";
 
-/** The routes of this page module (placeholder until built). */
-export function workspacePageRoutes(_ctx: PageCtx): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+type C = Context<AppEnv>;
+
+const WEEK_MS = 7 * 24 * 3_600_000;
+const SHORT_LIST = 5;
+
+/** The workspace routes, mounted at `/anbieter`: the page middleware, the membership check, then the pages. */
+export function workspacePageRoutes(ctx: PageCtx): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", ...pageMiddleware(ctx.deps));
+  app.use("*", memberGate(ctx));
+  app.get("/", (c) => overview(ctx, c));
+  listingRoutes(app, ctx);
+  enquiryRoutes(app, ctx);
+  viewingRoutes(app, ctx);
+  proposalRoutes(app, ctx);
+  app.all("*", (c) => notFound(ctx, c));
+  return app;
+}
+
+async function overview(ctx: PageCtx, c: C) {
+  const m = memberOf(c);
+  const l = langOfRequest(c);
+  const now = nowOf(ctx.deps);
+  const [enquiries, proposals, slots, counts] = await Promise.all([
+    listOfficeInquiries(ctx.deps, m.officeId, { status: "open", page: 1, page_size: SHORT_LIST }),
+    listProposals(ctx.deps, m.officeId, { status: "offen", page: 1, page_size: SHORT_LIST }),
+    listOfficeViewings(ctx.deps, webPrincipal(m), {
+      from: now.toISOString(),
+      to: new Date(now.getTime() + WEEK_MS).toISOString(),
+      page: 1,
+      page_size: 60,
+    }),
+    stockCounts(ctx.deps.db, m.officeId),
+  ]);
+  const titles = await stockTitles(ctx.deps.db, m.officeId, [
+    ...slots.items.map((s) => s.listing_id),
+    ...proposals.items.map((p) => p.objekt_id),
+  ]);
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={w(l, "workspace")} at="overview">
+      <h2 id="stock">{w(l, "stockByStatus")}</h2>
+      <div class="stats">
+        {STOCK_STATUSES.map((s) => (
+          <a href={`${WORKSPACE}/objekte?status=${s}`} data-status={s}>
+            <b>{counts[s]}</b>
+            {w(l, s)}
+          </a>
+        ))}
+      </div>
+      <Section
+        l={l}
+        id="enquiries"
+        title="openEnquiries"
+        total={enquiries.total}
+        more={`${WORKSPACE}/anfragen?status=open`}
+      >
+        <InquiryRows l={l} items={enquiries.items} />
+      </Section>
+      <Section
+        l={l}
+        id="proposals"
+        title="openProposals"
+        total={proposals.total}
+        more={`${WORKSPACE}/vorschlaege`}
+      >
+        <ProposalCards ctx={ctx} c={c} items={proposals.items} titles={titles} back={WORKSPACE} />
+      </Section>
+      <Section l={l} id="viewings" title="nextViewings" total={slots.total} more={`${WORKSPACE}/termine`}>
+        <SlotRows ctx={ctx} c={c} items={slots.items} titles={titles} back={WORKSPACE} withForms={false} />
+      </Section>
+    </WsPage>,
+  );
+}
+
+function Section(
+  p: {
+    l: Lang;
+    id: string;
+    title: "openEnquiries" | "openProposals" | "nextViewings";
+    total: number;
+    more: string;
+    children?: unknown;
+  },
+) {
+  return (
+    <section aria-labelledby={`h-${p.id}`}>
+      <h2 id={`h-${p.id}`}>
+        {w(p.l, p.title)} <span data-count={p.id}>({p.total})</span>
+      </h2>
+      {p.total === 0 ? <p>{w(p.l, "none")}</p> : (
+        <>
+          {p.children}
+          <p>
+            <a href={p.more}>{w(p.l, "showAll")}</a>
+          </p>
+        </>
+      )}
+    </section>
+  );
 }

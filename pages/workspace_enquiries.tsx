@@ -1,0 +1,275 @@
+/**
+ * The workspace's enquiry pages: the office's enquiries from every source (filter by listing and status, paging),
+ * one thread with the enquirer's details, reply and reject, and the agent's open drafts for it. Thin adapters over
+ * `inquiries/inquiries.ts` and `agent/proposals.ts`, the functions of `reply_to_inquiry` and `reject_inquiry`.
+ */
+import type { Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
+import { listProposals } from "../agent/proposals.ts";
+import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
+import {
+  getOfficeInquiry,
+  type InquirySummary,
+  type InquiryThread,
+  listOfficeInquiries,
+  MESSAGE_MAX,
+  rejectInquiry,
+  replyToInquiry,
+} from "../inquiries/inquiries.ts";
+import { stockTitles } from "../catalogue/stock.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { langOfRequest, type PageCtx, when } from "./common.ts";
+import { csrfToken } from "./csrf.ts";
+import type { Lang } from "./i18n.ts";
+import { CsrfField, TableHead } from "./layout.tsx";
+import {
+  attempt,
+  bad,
+  type FormProblem,
+  memberForm,
+  memberOf,
+  notFound,
+  Opt,
+  pageParam,
+  Pager,
+  Problem,
+  w,
+  WORKSPACE,
+  WsPage,
+} from "./workspace_common.tsx";
+import { ProposalCards } from "./workspace_proposals.tsx";
+
+type C = Context<AppEnv>;
+
+const STATUSES = ["open", "answered", "rejected", "closed"] as const;
+const BASE = `${WORKSPACE}/anfragen`;
+
+/** Adds the enquiry routes (`/anfragen`, `/anfragen/{id}`, its reply and rejection) to the workspace app. */
+export function enquiryRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
+  app.get("/anfragen", (c) => listPage(ctx, c));
+  app.get("/anfragen/:id", (c) => threadPage(ctx, c));
+  app.post("/anfragen/:id/antwort", (c) => reply(ctx, c));
+  app.post("/anfragen/:id/absage", (c) => reject(ctx, c));
+}
+
+async function listPage(ctx: PageCtx, c: C) {
+  const m = memberOf(c);
+  const l = langOfRequest(c);
+  const rawStatus = c.req.query("status");
+  const status = STATUSES.find((s) => s === rawStatus);
+  const objekt = c.req.query("objekt") || undefined;
+  const page = pageParam(c);
+  const r = await attempt(
+    ctx,
+    c,
+    () =>
+      listOfficeInquiries(ctx.deps, m.officeId, {
+        status,
+        listing_id: objekt,
+        page,
+        page_size: PAGE_SIZE_DEFAULT,
+      }),
+    () => notFound(ctx, c),
+  );
+  if (r instanceof Response) return r;
+  const query: Record<string, string> = {
+    ...(status ? { status } : {}),
+    ...(objekt ? { objekt } : {}),
+  };
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={w(l, "enquiries")} at="enquiries">
+      <form method="get" action={BASE} class="filters">
+        <div>
+          <label for="status">{w(l, "status")}</label>
+          <select id="status" name="status">
+            <option value="">{w(l, "all")}</option>
+            {STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
+          </select>
+        </div>
+        {objekt && <input type="hidden" name="objekt" value={objekt} />}
+        <div>
+          <button type="submit">{w(l, "filter")}</button>
+        </div>
+      </form>
+      {objekt && (
+        <p>
+          {w(l, "listing")}:{" "}
+          <a href={`${WORKSPACE}/objekte/${objekt}`}>{r.items[0]?.listing_title ?? objekt}</a>
+          {" · "}
+          <a href={BASE}>{w(l, "allListings")}</a>
+        </p>
+      )}
+      {r.total === 0 ? <p>{w(l, "none")}</p> : <InquiryRows l={l} items={r.items} />}
+      <Pager l={l} base={BASE} query={query} page={page} total={r.total} size={PAGE_SIZE_DEFAULT} />
+    </WsPage>,
+  );
+}
+
+/** The table of enquiries: listing, source, status, messages, last message. */
+export function InquiryRows(p: { l: Lang; items: InquirySummary[] }) {
+  const { l } = p;
+  return (
+    <div class="scroll">
+      <table>
+        <TableHead titles={[w(l, "listing"), w(l, "source"), w(l, "status"), w(l, "lastActivity")]} />
+        <tbody>
+          {p.items.map((i) => (
+            <tr data-inquiry-id={i.id}>
+              <td>
+                <a href={`${BASE}/${i.id}`}>{i.listing_title ?? w(l, "listing")}</a>
+              </td>
+              <td data-quelle={i.quelle}>{w(l, i.quelle)}</td>
+              <td data-status={i.status}>{w(l, i.status)}</td>
+              <td>
+                {when(l, i.last_message_at)} ({i.message_count})
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+async function threadPage(ctx: PageCtx, c: C, problem?: FormProblem, kept?: Record<string, string>) {
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const found = await attempt(ctx, c, async () => ({
+    thread: await getOfficeInquiry(ctx.deps, m.officeId, id),
+    drafts: await listProposals(ctx.deps, m.officeId, {
+      anfrage_id: id,
+      status: "offen",
+      page: 1,
+      page_size: 20,
+    }),
+  }), () => notFound(ctx, c));
+  if (found instanceof Response) return found;
+  const { thread, drafts } = found;
+  const titles = await stockTitles(ctx.deps.db, m.officeId, [thread.listing_id]);
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={thread.listing_title ?? w(langOfRequest(c), "enquiries")} at="enquiries">
+      <Thread ctx={ctx} c={c} thread={thread} problem={problem} kept={kept}>
+        {drafts.total > 0 && (
+          <section aria-labelledby="h-drafts">
+            <h2 id="h-drafts">{w(langOfRequest(c), "draftReply")}</h2>
+            <ProposalCards
+              ctx={ctx}
+              c={c}
+              items={drafts.items}
+              titles={titles}
+              back={`${BASE}/${thread.id}`}
+            />
+          </section>
+        )}
+      </Thread>
+    </WsPage>,
+    problem ? 400 : 200,
+  );
+}
+
+function Thread(
+  p: {
+    ctx: PageCtx;
+    c: C;
+    thread: InquiryThread;
+    problem?: FormProblem | undefined;
+    kept?: Record<string, string> | undefined;
+    children?: Child;
+  },
+) {
+  const { thread: t, problem } = p;
+  const l = langOfRequest(p.c);
+  const csrf = csrfToken(p.c, p.ctx.secure);
+  const writable = t.status === "open" || t.status === "answered";
+  return (
+    <>
+      <p>
+        <a href={`${WORKSPACE}/objekte/${t.listing_id}`}>{w(l, "listing")}</a>
+        {" · "}
+        {w(l, "status")}: <span data-status={t.status}>{w(l, t.status)}</span>
+        {" · "}
+        {w(l, "source")}: <span data-quelle={t.quelle}>{w(l, t.quelle)}</span>
+      </p>
+      <dl class="facts">
+        <dt>{w(l, "from")}</dt>
+        <dd>{t.name ?? "—"}</dd>
+        <dt>{w(l, "email")}</dt>
+        <dd>
+          <a href={`mailto:${t.email}`}>{t.email}</a>
+        </dd>
+        {t.phone && (
+          <>
+            <dt>{w(l, "phone")}</dt>
+            <dd>{t.phone}</dd>
+          </>
+        )}
+      </dl>
+      <h2>{w(l, "messages")}</h2>
+      {t.messages.map((msg) => (
+        <div class={`msg ${msg.sender}`} data-message-id={msg.id}>
+          <strong>{w(l, msg.sender === "seeker" ? "seeker" : "provider")}</strong> · {when(l, msg.created_at)}
+          {"\n"}
+          {msg.body}
+        </div>
+      ))}
+      {p.children}
+      <Problem l={l} problem={problem} />
+      {writable && (
+        <>
+          <form method="post" action={`${BASE}/${t.id}/antwort`}>
+            <CsrfField token={csrf} />
+            <label for="message">{w(l, "replyText")}</label>
+            <textarea
+              id="message"
+              name="message"
+              rows={6}
+              required
+              maxlength={MESSAGE_MAX}
+              aria-invalid={bad(problem, "message")}
+            >
+              {p.kept?.message ?? ""}
+            </textarea>
+            <button type="submit">{w(l, "send")}</button>
+          </form>
+          <form method="post" action={`${BASE}/${t.id}/absage`}>
+            <CsrfField token={csrf} />
+            <label for="reject-message">{w(l, "rejectText")}</label>
+            <textarea id="reject-message" name="message" rows={3} maxlength={MESSAGE_MAX}></textarea>
+            <button type="submit">{w(l, "reject")}</button>
+          </form>
+        </>
+      )}
+    </>
+  );
+}
+
+async function reply(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const done = await attempt(
+    ctx,
+    c,
+    () => replyToInquiry(ctx.deps, { officeId: m.officeId, userId: m.userId }, id, f.message ?? "", null),
+    (problem) => threadPage(ctx, c, problem, f),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}/${id.toLowerCase()}?ok=sent`, 303);
+}
+
+async function reject(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const text = (f.message ?? "").trim() === "" ? undefined : f.message;
+  const done = await attempt(
+    ctx,
+    c,
+    () => rejectInquiry(ctx.deps, { officeId: m.officeId, userId: m.userId }, id, text, null),
+    (problem) => threadPage(ctx, c, problem, f),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}/${id.toLowerCase()}?ok=done`, 303);
+}

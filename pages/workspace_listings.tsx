@@ -1,0 +1,437 @@
+/**
+ * The workspace's listing pages: the office's stock (status filter, search, paging), creating and editing every
+ * field, publish / reserve / withdraw, documents (upload, what was read), and the OpenImmo upload with its dry-run
+ * report before anything is written. Thin adapters over `catalogue/stock.ts`, `documents/files.ts` and
+ * `catalogue/openimmo_import.ts`, the functions of the stock, document and import MCP tools.
+ */
+import type { Context, Hono } from "hono";
+import { PAGE_SIZE_DEFAULT, PROPERTY_TYPES, TRANSACTION_TYPES } from "../catalogue/listing.ts";
+import {
+  createStock,
+  getStock,
+  listStock,
+  publishStock,
+  reserveStock,
+  STOCK_STATUSES,
+  type StockFields,
+  stockFieldsSchema,
+  type StockListing,
+  updateStock,
+  withdrawStock,
+} from "../catalogue/stock.ts";
+import { nowOf } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { FILE_SORTS } from "../events/catalogue.ts";
+import { listingFiles, uploadFile } from "../documents/files.ts";
+import type { AppEnv } from "../routes/env.ts";
+import { langOfRequest, type PageCtx, when } from "./common.ts";
+import { csrfToken } from "./csrf.ts";
+import type { Lang } from "./i18n.ts";
+import { CsrfField, TableHead } from "./layout.tsx";
+import {
+  attempt,
+  bad,
+  type FormProblem,
+  memberForm,
+  memberOf,
+  notFound,
+  Opt,
+  pageParam,
+  Pager,
+  Problem,
+  w,
+  WORKSPACE,
+  WsPage,
+} from "./workspace_common.tsx";
+import { numberOfInput } from "./workspace_proposals.tsx";
+import { importRoutes, multipartForm } from "./workspace_import.tsx";
+import { base64 } from "../crypto.ts";
+
+type C = Context<AppEnv>;
+
+const BASE = `${WORKSPACE}/objekte`;
+const TEXT_FIELDS = ["title", "reference", "city", "postal_code"] as const;
+const NUMBER_FIELDS = ["asked_price", "total_rooms", "square_meters", "latitude", "longitude"] as const;
+const CONTACT_FIELDS = ["provider_name", "contact_name", "contact_email", "contact_phone"] as const;
+
+/** Adds the listing routes (`/objekte`, `/objekte/neu`, `/objekte/import`, `/objekte/{id}` …) to the workspace app. */
+export function listingRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
+  app.get("/objekte", (c) => listPage(ctx, c));
+  app.get("/objekte/neu", (c) => editPage(ctx, c, undefined));
+  app.post("/objekte/neu", (c) => create(ctx, c));
+  importRoutes(app, ctx);
+  app.get("/objekte/:id", (c) => showListing(ctx, c));
+  app.post("/objekte/:id", (c) => save(ctx, c));
+  app.post("/objekte/:id/status", (c) => changeStatus(ctx, c));
+  app.post("/objekte/:id/dokumente", (c) => upload(ctx, c));
+}
+
+async function listPage(ctx: PageCtx, c: C) {
+  const m = memberOf(c);
+  const l = langOfRequest(c);
+  const rawStatus = c.req.query("status");
+  const status = STOCK_STATUSES.find((s) => s === rawStatus);
+  const q = (c.req.query("q") ?? "").slice(0, 100);
+  const page = pageParam(c);
+  const r = await listStock(ctx.deps.db, m.officeId, {
+    status,
+    search: q.replaceAll("\0", "") || undefined,
+    page,
+    page_size: PAGE_SIZE_DEFAULT,
+  });
+  const query: Record<string, string> = { ...(status ? { status } : {}), ...(q ? { q } : {}) };
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={w(l, "stock")} at="stock">
+      <p>
+        <a href={`${BASE}/neu`}>{w(l, "newListing")}</a>
+        {" · "}
+        <a href={`${BASE}/import`}>{w(l, "openimmo")}</a>
+      </p>
+      <form method="get" action={BASE} class="filters" role="search">
+        <div>
+          <label for="q">{w(l, "search")}</label>
+          <input id="q" name="q" type="search" maxlength={100} value={q} />
+        </div>
+        <div>
+          <label for="status">{w(l, "status")}</label>
+          <select id="status" name="status">
+            <option value="">{w(l, "all")}</option>
+            {STOCK_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
+          </select>
+        </div>
+        <div>
+          <button type="submit">{w(l, "filter")}</button>
+        </div>
+      </form>
+      {r.total === 0 ? <p>{w(l, "none")}</p> : (
+        <div class="scroll">
+          <table>
+            <TableHead titles={[w(l, "title"), w(l, "status"), w(l, "city"), w(l, "reference")]} />
+            <tbody>
+              {r.items.map((i) => (
+                <tr data-listing-id={i.id}>
+                  <td>
+                    <a href={`${BASE}/${i.id}`}>{i.title ?? "—"}</a>
+                  </td>
+                  <td data-status={i.status}>{w(l, i.status)}</td>
+                  <td>{[i.postal_code, i.city].filter(Boolean).join(" ") || "—"}</td>
+                  <td>{i.reference ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager l={l} base={BASE} query={query} page={page} total={r.total} size={PAGE_SIZE_DEFAULT} />
+    </WsPage>,
+  );
+}
+
+/** The form values of a listing (or of what was sent), as strings. */
+function valuesOf(x: StockListing | undefined): Record<string, string> {
+  if (!x) return {};
+  const out: Record<string, string> = {};
+  for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"] as const) {
+    out[k] = x[k] ?? "";
+  }
+  for (const k of NUMBER_FIELDS) out[k] = x[k] === null ? "" : String(x[k]);
+  for (const k of CONTACT_FIELDS) out[k] = x.contact[k] ?? "";
+  return out;
+}
+
+async function showListing(ctx: PageCtx, c: C) {
+  const m = memberOf(c);
+  const listing = await attempt(
+    ctx,
+    c,
+    () => getStock(ctx.deps.db, m.officeId, c.req.param("id") ?? ""),
+    () => notFound(ctx, c),
+  );
+  if (listing instanceof Response) return listing;
+  return await editPage(ctx, c, listing);
+}
+
+async function editPage(
+  ctx: PageCtx,
+  c: C,
+  listing: StockListing | undefined,
+  problem?: FormProblem,
+  sent?: Record<string, string>,
+) {
+  const m = memberOf(c);
+  const l = langOfRequest(c);
+  const v = sent ?? valuesOf(listing);
+  const csrf = csrfToken(c, ctx.secure);
+  const files = listing ? await listingFiles(ctx.deps.db, m.officeId, listing.id) : [];
+  const action = listing ? `${BASE}/${listing.id}` : `${BASE}/neu`;
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={w(l, listing ? "editListing" : "newListing")} at="stock">
+      {listing && <StatusBar l={l} listing={listing} csrf={csrf} />}
+      <Problem l={l} problem={problem} />
+      <form method="post" action={action}>
+        <CsrfField token={csrf} />
+        <div class="filters">
+          {TEXT_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} />)}
+          <Choice
+            l={l}
+            id="property_type"
+            options={PROPERTY_TYPES}
+            value={v.property_type}
+            problem={problem}
+          />
+          <Choice
+            l={l}
+            id="transaction_type"
+            options={TRANSACTION_TYPES}
+            value={v.transaction_type}
+            problem={problem}
+          />
+          {NUMBER_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} decimal />)}
+        </div>
+        <label for="description">{w(l, "description")}</label>
+        <textarea
+          id="description"
+          name="description"
+          rows={6}
+          maxlength={20000}
+          aria-invalid={bad(problem, "description")}
+        >
+          {v.description ?? ""}
+        </textarea>
+        <fieldset>
+          <legend>{w(l, "contact")}</legend>
+          <div class="filters">
+            {CONTACT_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} />)}
+          </div>
+        </fieldset>
+        <button type="submit">{w(l, listing ? "save" : "create")}</button>
+      </form>
+      {listing && <Documents l={l} listingId={listing.id} files={files} csrf={csrf} />}
+    </WsPage>,
+    problem ? 400 : 200,
+  );
+}
+
+function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
+  const { l, listing: x } = p;
+  const acts = [
+    ...(x.status !== "published" ? ["publish"] : []),
+    ...(x.status === "published" ? ["reserve"] : []),
+    ...(x.status !== "withdrawn" ? ["withdraw"] : []),
+  ];
+  return (
+    <>
+      <p>
+        {w(l, "status")}: <strong data-status={x.status}>{w(l, x.status)}</strong>
+        {x.status === "published" && (
+          <>
+            {" · "}
+            <a href={`/objekte/${x.id}`}>/objekte/{x.id}</a>
+          </>
+        )}
+      </p>
+      <p>
+        <a href={`${WORKSPACE}/anfragen?objekt=${x.id}`}>{w(l, "enquiries")}</a>
+        {" · "}
+        <a href={`${WORKSPACE}/termine?objekt=${x.id}`}>{w(l, "viewings")}</a>
+      </p>
+      <div class="actions">
+        {acts.map((a) => (
+          <form method="post" action={`${BASE}/${x.id}/status`}>
+            <CsrfField token={p.csrf} />
+            <button type="submit" name="aktion" value={a}>{w(l, a)}</button>
+          </form>
+        ))}
+      </div>
+    </>
+  );
+}
+
+function Input(
+  p: { l: Lang; id: string; value: string | undefined; problem: FormProblem | undefined; decimal?: boolean },
+) {
+  return (
+    <div>
+      <label for={p.id}>{w(p.l, p.id)}</label>
+      <input
+        id={p.id}
+        name={p.id}
+        type="text"
+        inputmode={p.decimal ? "decimal" : undefined}
+        value={p.value ?? ""}
+        aria-invalid={bad(p.problem, p.id)}
+      />
+    </div>
+  );
+}
+
+function Choice(
+  p: {
+    l: Lang;
+    id: string;
+    options: readonly string[];
+    value: string | undefined;
+    problem: FormProblem | undefined;
+  },
+) {
+  return (
+    <div>
+      <label for={p.id}>{w(p.l, p.id)}</label>
+      <select id={p.id} name={p.id} aria-invalid={bad(p.problem, p.id)}>
+        <option value="">{w(p.l, "choose")}</option>
+        {p.options.map((o) => <Opt key={o} value={o} selected={o === p.value} label={w(p.l, o)} />)}
+      </select>
+    </div>
+  );
+}
+
+function Documents(
+  p: { l: Lang; listingId: string; files: Awaited<ReturnType<typeof listingFiles>>; csrf: string },
+) {
+  const { l } = p;
+  return (
+    <section aria-labelledby="h-docs">
+      <h2 id="h-docs">{w(l, "documents")}</h2>
+      {p.files.length === 0
+        ? <p>{w(l, "none")}</p>
+        : p.files.map((f) => (
+          <div class="card" data-file-id={f.datei_id} data-file-status={f.status}>
+            <strong>{f.name}</strong> · {w(l, f.sorte)} · <span>{w(l, f.status)}</span> ·{" "}
+            {when(l, f.hochgeladen_am)}
+            {f.fehler && <p class="error">{f.fehler}</p>}
+            {f.hinweis && <p class="warning">{f.hinweis}</p>}
+            {Object.keys(f.angaben).length > 0 && (
+              <dl class="facts" aria-label={w(l, "readValues")}>
+                {Object.entries(f.angaben).map(([k, val]) => (
+                  <>
+                    <dt>{k}</dt>
+                    <dd data-angabe={k}>{String(val)}</dd>
+                  </>
+                ))}
+              </dl>
+            )}
+          </div>
+        ))}
+      <form method="post" action={`${BASE}/${p.listingId}/dokumente`} enctype="multipart/form-data">
+        <CsrfField token={p.csrf} />
+        <label for="datei">{w(l, "file")}</label>
+        <input id="datei" name="datei" type="file" accept="application/pdf" required />
+        <label for="sorte">{w(l, "sorte")}</label>
+        <select id="sorte" name="sorte">
+          {FILE_SORTS.map((s) => <Opt key={s} value={s} label={w(l, s)} />)}
+        </select>
+        <button type="submit">{w(l, "upload")}</button>
+      </form>
+    </section>
+  );
+}
+
+/** The listing fields of the form (empty clears a field), or the fields that are wrong. */
+export function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
+  const raw: Record<string, unknown> = {};
+  const wrong: string[] = [];
+  for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"]) {
+    raw[k] = (f[k] ?? "").trim() || null;
+  }
+  for (const k of NUMBER_FIELDS) {
+    const n = numberOfInput(f[k] ?? "", k === "latitude" || k === "longitude");
+    if (Number.isNaN(n)) wrong.push(k);
+    raw[k] = n;
+  }
+  const contact = Object.fromEntries(CONTACT_FIELDS.map((k) => [k, (f[k] ?? "").trim() || null]));
+  raw.contact = Object.values(contact).every((x) => x === null) ? null : contact;
+  const parsed = stockFieldsSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map(String);
+      wrong.push(path[0] === "contact" && path[1] ? path[1] : path[0] ?? "form");
+    }
+  }
+  return wrong.length > 0 || !parsed.success ? { fields: [...new Set(wrong)] } : parsed.data;
+}
+
+async function create(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const fields = fieldsOf(f);
+  if ("fields" in fields && Array.isArray(fields.fields)) return await editPage(ctx, c, undefined, fields, f);
+  const made = await attempt(
+    ctx,
+    c,
+    () => createStock(ctx.deps.db, m.officeId, fields as StockFields, nowOf(ctx.deps)),
+    (problem) => editPage(ctx, c, undefined, problem, f),
+  );
+  if (made instanceof Response) return made;
+  return c.redirect(`${BASE}/${made.id}?ok=saved`, 303);
+}
+
+async function save(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const current = await attempt(ctx, c, () => getStock(ctx.deps.db, m.officeId, id), () => notFound(ctx, c));
+  if (current instanceof Response) return current;
+  const fields = fieldsOf(f);
+  if ("fields" in fields && Array.isArray(fields.fields)) return await editPage(ctx, c, current, fields, f);
+  const saved = await attempt(
+    ctx,
+    c,
+    () => updateStock(ctx.deps.db, m.officeId, id, fields as StockFields, nowOf(ctx.deps)),
+    (problem) => editPage(ctx, c, current, problem, f),
+  );
+  if (saved instanceof Response) return saved;
+  return c.redirect(`${BASE}/${saved.id}?ok=saved`, 303);
+}
+
+async function changeStatus(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const now = nowOf(ctx.deps);
+  const act = { officeId: m.officeId, id, now, origin: null };
+  const done = await attempt(ctx, c, async () => {
+    if (f.aktion === "publish") return await publishStock(ctx.deps.db, m.officeId, id, now);
+    if (f.aktion === "reserve") return (await reserveStock(ctx.deps, act)).listing;
+    if (f.aktion === "withdraw") return (await withdrawStock(ctx.deps, act)).listing;
+    await getStock(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
+    throw new AppError("invalid_request", "aktion");
+  }, async (problem) => {
+    const current = await getStock(ctx.deps.db, m.officeId, id);
+    return await editPage(ctx, c, current, problem);
+  });
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}/${done.id}?ok=saved`, 303);
+}
+
+async function upload(ctx: PageCtx, c: C) {
+  const form = await multipartForm(ctx, c);
+  if (form instanceof Response) return form;
+  const m = memberOf(c);
+  const id = c.req.param("id") ?? "";
+  const current = await attempt(ctx, c, () => getStock(ctx.deps.db, m.officeId, id), () => notFound(ctx, c));
+  if (current instanceof Response) return current;
+  const sorte = FILE_SORTS.find((s) => s === form.fields.sorte);
+  if (!form.file || !sorte) {
+    return await editPage(ctx, c, current, { fields: [!form.file ? "datei" : "sorte"] });
+  }
+  const file = form.file;
+  const done = await attempt(
+    ctx,
+    c,
+    async () =>
+      uploadFile(ctx.deps, m.officeId, {
+        objektId: id,
+        name: file.name,
+        sorte,
+        inhalt: base64(new Uint8Array(await file.arrayBuffer())),
+        origin: null,
+      }),
+    (problem) =>
+      editPage(ctx, c, current, { fields: problem.fields.map((x) => x === "inhalt" ? "datei" : x) }),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}/${current.id}?ok=saved#h-docs`, 303);
+}

@@ -1,0 +1,290 @@
+/**
+ * The workspace's viewing pages: the office's coming viewing slots (optionally of one listing) with who booked
+ * them; creating several slots at once, moving and cancelling one. Thin adapters over `viewings/viewings.ts`, the
+ * functions of `create_viewing_slots`, `list_viewings`, `move_viewing_slot` and `cancel_viewing_slot`.
+ */
+import type { Context, Hono } from "hono";
+import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
+import { nowOf } from "../deps.ts";
+import { stockTitles } from "../catalogue/stock.ts";
+import type { AppEnv } from "../routes/env.ts";
+import {
+  cancelViewingSlot,
+  createViewingSlots,
+  listOfficeViewings,
+  MAX_SLOTS_PER_CALL,
+  moveViewingSlot,
+  PLACES,
+  type ProviderSlot,
+  type SlotInput,
+} from "../viewings/viewings.ts";
+import { langOfRequest, type PageCtx, when } from "./common.ts";
+import { csrfToken } from "./csrf.ts";
+import { CsrfField, TableHead } from "./layout.tsx";
+import {
+  attempt,
+  bad,
+  berlinIso,
+  berlinParts,
+  type FormProblem,
+  memberForm,
+  memberOf,
+  notFound,
+  pageParam,
+  Pager,
+  Problem,
+  w,
+  webPrincipal,
+  WORKSPACE,
+  WsPage,
+} from "./workspace_common.tsx";
+
+type C = Context<AppEnv>;
+
+const BASE = `${WORKSPACE}/termine`;
+/** The longest slot the form offers, in minutes (the domain allows 12 hours). */
+const MINUTES_MAX = 720;
+
+/** Adds the viewing routes (`/termine`, creating, moving and cancelling slots) to the workspace app. */
+export function viewingRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
+  app.get("/termine", (c) => listPage(ctx, c));
+  app.post("/termine/neu", (c) => create(ctx, c));
+  app.post("/termine/:id/verlegen", (c) => move(ctx, c));
+  app.post("/termine/:id/absagen", (c) => cancel(ctx, c));
+}
+
+async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<string, string> = {}) {
+  const m = memberOf(c);
+  const l = langOfRequest(c);
+  const objekt = c.req.query("objekt") || kept.objekt || undefined;
+  const page = pageParam(c);
+  const r = await attempt(ctx, c, () =>
+    listOfficeViewings(ctx.deps, webPrincipal(m), {
+      listing_id: objekt,
+      from: new Date(nowOf(ctx.deps).getTime() - 24 * 3_600_000).toISOString(),
+      page,
+      page_size: PAGE_SIZE_DEFAULT,
+    }), () => notFound(ctx, c));
+  if (r instanceof Response) return r;
+  const titles = await stockTitles(ctx.deps.db, m.officeId, [
+    ...(objekt ? [objekt.toLowerCase()] : []),
+    ...r.items.map((s) => s.listing_id),
+  ]);
+  const csrf = csrfToken(c, ctx.secure);
+  return c.html(
+    <WsPage ctx={ctx} c={c} title={w(l, "slots")} at="viewings">
+      <Problem l={l} problem={problem} />
+      {objekt
+        ? (
+          <p>
+            {w(l, "listing")}:{" "}
+            <a href={`${WORKSPACE}/objekte/${objekt}`}>{titles.get(objekt.toLowerCase()) ?? objekt}</a>
+            {" · "}
+            <a href={BASE}>{w(l, "allListings")}</a>
+          </p>
+        )
+        : <p>{w(l, "chooseListing")}</p>}
+      {objekt && (
+        <form method="post" action={`${BASE}/neu`}>
+          <h2>{w(l, "newSlots")}</h2>
+          <CsrfField token={csrf} />
+          <input type="hidden" name="objekt" value={objekt} />
+          <div class="filters">
+            <Field l={l} id="date" type="date" problem={problem} value={kept.date} />
+            <Field l={l} id="start" label="startTime" type="time" problem={problem} value={kept.start} />
+            <Field l={l} id="minutes" type="number" problem={problem} value={kept.minutes ?? "30"} />
+            <Field l={l} id="count" type="number" problem={problem} value={kept.count ?? "1"} />
+            <Field l={l} id="places" type="number" problem={problem} value={kept.places ?? "1"} />
+          </div>
+          <button type="submit">{w(l, "create")}</button>
+        </form>
+      )}
+      {r.total === 0
+        ? <p>{w(l, "none")}</p>
+        : <SlotRows ctx={ctx} c={c} items={r.items} titles={titles} back={BASE} withForms />}
+      <Pager
+        l={l}
+        base={BASE}
+        query={objekt ? { objekt } : {}}
+        page={page}
+        total={r.total}
+        size={PAGE_SIZE_DEFAULT}
+      />
+    </WsPage>,
+    problem ? 400 : 200,
+  );
+}
+
+function Field(
+  p: {
+    l: "de" | "en";
+    id: string;
+    label?: string;
+    type: string;
+    problem?: FormProblem | undefined;
+    value?: string | undefined;
+  },
+) {
+  return (
+    <div>
+      <label for={p.id}>{w(p.l, p.label ?? p.id)}</label>
+      <input
+        id={p.id}
+        name={p.id}
+        type={p.type}
+        required
+        value={p.value ?? ""}
+        aria-invalid={bad(p.problem, p.id)}
+      />
+    </div>
+  );
+}
+
+/** The table of slots: listing, time, places, who booked; with `withForms` each open slot can be moved or cancelled. */
+export function SlotRows(
+  p: {
+    ctx: PageCtx;
+    c: C;
+    items: ProviderSlot[];
+    titles: Map<string, string | null>;
+    back: string;
+    withForms: boolean;
+  },
+) {
+  const l = langOfRequest(p.c);
+  const csrf = csrfToken(p.c, p.ctx.secure);
+  return (
+    <div class="scroll">
+      <table>
+        <TableHead titles={[w(l, "when"), w(l, "listing"), w(l, "booked"), w(l, "bookedBy"), ""]} />
+        <tbody>
+          {p.items.map((s) => (
+            <tr data-slot-id={s.id} data-status={s.status}>
+              <td>
+                {when(l, s.start)} – {berlinParts(s.end).time}
+                {s.status === "cancelled" && <span class="badge">{w(l, "cancelled")}</span>}
+              </td>
+              <td>
+                <a href={`${WORKSPACE}/objekte/${s.listing_id}`}>
+                  {p.titles.get(s.listing_id) ?? w(l, "listing")}
+                </a>
+              </td>
+              <td>
+                {s.booked}/{s.places}
+              </td>
+              <td>
+                {s.bookings.map((b) => (
+                  <div data-booking-id={b.id}>
+                    <a href={`${WORKSPACE}/anfragen/${b.inquiry_id}`}>{b.name ?? w(l, "seeker")}</a>
+                  </div>
+                ))}
+              </td>
+              <td>{p.withForms && s.status === "open" && <SlotForms l={l} s={s} csrf={csrf} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string }) {
+  const { l, s } = p;
+  const start = berlinParts(s.start);
+  const end = berlinParts(s.end);
+  return (
+    <>
+      <form method="post" action={`${BASE}/${s.id}/verlegen`}>
+        <CsrfField token={p.csrf} />
+        <label for={`date-${s.id}`}>{w(l, "date")}</label>
+        <input id={`date-${s.id}`} name="date" type="date" required value={start.date} />
+        <label for={`start-${s.id}`}>{w(l, "startTime")}</label>
+        <input id={`start-${s.id}`} name="start" type="time" required value={start.time} />
+        <label for={`end-${s.id}`}>{w(l, "endTime")}</label>
+        <input id={`end-${s.id}`} name="end" type="time" required value={end.time} />
+        <button type="submit">{w(l, "move")}</button>
+      </form>
+      <form method="post" action={`${BASE}/${s.id}/absagen`}>
+        <CsrfField token={p.csrf} />
+        <button type="submit">{w(l, "cancel")}</button>
+      </form>
+    </>
+  );
+}
+
+/** A whole number from a form field within [min, max], else undefined. */
+function wholeIn(raw: string | undefined, min: number, max: number): number | undefined {
+  if (!raw || !/^[0-9]{1,6}$/.test(raw.trim())) return undefined;
+  const n = Number(raw.trim());
+  return n >= min && n <= max ? n : undefined;
+}
+
+/** The slots the create form asks for, or the fields that are wrong. */
+function slotsOf(f: Record<string, string>): SlotInput[] | FormProblem {
+  const minutes = wholeIn(f.minutes, 5, MINUTES_MAX);
+  const count = wholeIn(f.count, 1, MAX_SLOTS_PER_CALL);
+  const places = wholeIn(f.places, PLACES.min, PLACES.max);
+  const first = berlinIso(f.date ?? "", f.start ?? "");
+  const fields = [
+    ...(first === undefined ? ["date"] : []),
+    ...(minutes === undefined ? ["minutes"] : []),
+    ...(count === undefined ? ["count"] : []),
+    ...(places === undefined ? ["places"] : []),
+  ];
+  if (fields.length > 0) return { fields };
+  return Array.from({ length: count! }, (_, i) => ({
+    start: berlinIso(f.date!, f.start!, i * minutes!)!,
+    end: berlinIso(f.date!, f.start!, (i + 1) * minutes!)!,
+    places: places!,
+  }));
+}
+
+const DOMAIN_FIELD: Record<string, string> = { slots: "count", end: "minutes" };
+
+async function create(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const slots = slotsOf(f);
+  if (!Array.isArray(slots)) return await listPage(ctx, c, slots, f);
+  const done = await attempt(
+    ctx,
+    c,
+    () => createViewingSlots(ctx.deps, webPrincipal(m), f.objekt ?? "", slots),
+    (problem) => listPage(ctx, c, { ...problem, fields: problem.fields.map((x) => DOMAIN_FIELD[x] ?? x) }, f),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}?objekt=${done.listing_id}&ok=saved`, 303);
+}
+
+async function move(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const start = berlinIso(f.date ?? "", f.start ?? "");
+  const end = berlinIso(f.date ?? "", f.end ?? "");
+  const fields = [...(start === undefined ? ["start"] : []), ...(end === undefined ? ["end"] : [])];
+  if (fields.length > 0) return await listPage(ctx, c, { fields });
+  const done = await attempt(
+    ctx,
+    c,
+    () => moveViewingSlot(ctx.deps, webPrincipal(m), c.req.param("id") ?? "", { start: start!, end: end! }),
+    (problem) => listPage(ctx, c, problem),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}?ok=saved`, 303);
+}
+
+async function cancel(ctx: PageCtx, c: C) {
+  const f = await memberForm(ctx, c);
+  if (f instanceof Response) return f;
+  const m = memberOf(c);
+  const done = await attempt(
+    ctx,
+    c,
+    () => cancelViewingSlot(ctx.deps, webPrincipal(m), c.req.param("id") ?? ""),
+    (problem) => listPage(ctx, c, problem),
+  );
+  if (done instanceof Response) return done;
+  return c.redirect(`${BASE}?ok=done`, 303);
+}
