@@ -50,9 +50,12 @@ export function pageQueries(
 ): { items: SqlQuery; count: SqlQuery } {
   const itemParams: Array<string | number> = [];
   const itemWhere = whereClause(f, itemParams);
-  const items =
-    `select ${COLUMNS} from "listings" where ${itemWhere} order by "published_at" desc, "id" desc ` +
-    `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
+  const order = `order by "published_at" desc, "id" desc`;
+  const page = `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
+  const items = f.city === undefined
+    ? `select ${COLUMNS} from "listings" where ${itemWhere} ${order} ${page}`
+    : `select ${COLUMNS} from "listings" where "id" in (select "id" from "listings" where ${itemWhere} ${order} ` +
+      `${page}) ${order}`;
   return { items: { text: items, params: itemParams }, count: totalQuery(f) };
 }
 
