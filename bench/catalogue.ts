@@ -14,6 +14,7 @@
  * - BENCH_WRITERS (4), BENCH_WRITE_SECONDS (5): the publish latency measurement with concurrent writers.
  * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
  * - BENCH_JSON: write the figures to this file as JSON.
+ * - BENCH_KEEP_LOGS: keep the working folder (the service's logs, wrk's inputs) and print where it is.
  */
 import { startService as startSharedService, waitHealthy } from "./service.ts";
 import { seedSample } from "../catalogue/seed.ts";
@@ -315,7 +316,8 @@ async function main(): Promise<void> {
   await ensureWrk(say);
   const workdir = await Deno.makeTempDir({ prefix: "catalogue-bench-" });
   await Deno.chmod(workdir, 0o755);
-  cleanups.push(() => Deno.remove(workdir, { recursive: true }));
+  if (Deno.env.get("BENCH_KEEP_LOGS")) say(`keeping the working folder ${workdir} (BENCH_KEEP_LOGS)`);
+  else cleanups.push(() => Deno.remove(workdir, { recursive: true }));
   if (s.scales.length > 1 && Deno.env.get("BENCH_DATABASE_URL")) {
     throw new Error("BENCH_SCALES with several scales needs throwaway clusters (unset BENCH_DATABASE_URL)");
   }
