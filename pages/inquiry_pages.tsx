@@ -101,6 +101,11 @@ function InquiryTable(p: { l: Lang; items: InquirySummary[] }) {
   );
 }
 
+/** The anchor of the write-again form: a refused message re-renders the page there, at its error. */
+const WRITE_AGAIN_ID = "nachricht";
+/** The id of the write-again error, named by the message field's `aria-describedby` when the text was refused. */
+const WRITE_ERROR_ID = "nachricht-fehler";
+
 /** What the thread page shows besides the thread: a notice or an error, and the text to fill in again. */
 interface ThreadState {
   error?: TextKey;
@@ -153,15 +158,24 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
           </div>
         ))}
       </section>
-      <h2>{t(l, "writeAgain")}</h2>
-      {state.error && <p class="error" role="alert">{t(l, state.error)}</p>}
+      <h2 id={WRITE_AGAIN_ID}>{t(l, "writeAgain")}</h2>
+      {state.error && <p class="error" role="alert" id={WRITE_ERROR_ID}>{t(l, state.error)}</p>}
       {thread.status === "rejected" || thread.status === "closed"
         ? <p id="thread-closed">{t(l, "threadClosed")}</p>
         : (
-          <form method="post" action={`/konto/anfragen/${thread.id}`}>
+          <form method="post" action={`/konto/anfragen/${thread.id}#${WRITE_AGAIN_ID}`}>
             <CsrfField token={csrf} />
             <label for="message">{t(l, "message")}</label>
-            <textarea id="message" name="message" rows={5} required maxlength={MESSAGE_MAX}>
+            <textarea
+              id="message"
+              name="message"
+              rows={5}
+              required
+              maxlength={MESSAGE_MAX}
+              {...(state.error === "messageInvalid"
+                ? { "aria-invalid": "true", "aria-describedby": WRITE_ERROR_ID }
+                : {})}
+            >
               {state.body ?? ""}
             </textarea>
             <button type="submit">{t(l, "sendMessage")}</button>

@@ -124,8 +124,10 @@ class Jar {
 
   /** POSTs `fields` as a form; `_csrf` is taken from `from` (a page's html and its form action) unless given. */
   async post(path: string, fields: Record<string, string>, opts: { from?: string; origin?: string } = {}) {
-    // The enquiry form posts to `…/anfrage#anfrage`, so that a refused enquiry shows its error at the form.
-    const action = opts.from?.includes(`action="${path}#anfrage"`) ? `${path}#anfrage` : path;
+    // Forms post to their own anchor (`…/anfrage#anfrage`, `…#nachricht`), so a refusal shows its error there.
+    const quoted = path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const fragment = opts.from ? new RegExp(`action="${quoted}(#[^"]*)"`).exec(opts.from)?.[1] : undefined;
+    const action = fragment ? `${path}${fragment}` : path;
     const hidden = opts.from ? hiddenFields(opts.from, action) : {};
     return await this.send(path, {
       method: "POST",
@@ -587,6 +589,10 @@ Deno.test("listing pages", async (t) => {
       });
       assert.equal(empty.status, 400);
       assert.match(empty.html, /Bitte schreiben Sie eine Nachricht/);
+      // The error is where the person is: the form posts to its own anchor, the field names the message.
+      assert.match(empty.html, new RegExp(`action="/konto/anfragen/${annaInquiry}#nachricht"`));
+      assert.match(empty.html, /<p class="error" role="alert" id="nachricht-fehler">/);
+      assert.match(empty.html, /<textarea[^>]*aria-invalid="true"[^>]*aria-describedby="nachricht-fehler"/);
       assert.equal(
         (await db.kysely.selectFrom("inquiry_messages").select("id").where("inquiry_id", "=", annaInquiry)
           .execute()).length,
