@@ -128,6 +128,19 @@ export function readFormNumber(input: string): { value: number; text: string } |
   return { value: Number(text), text };
 }
 
+/**
+ * A form field's number: null when empty, NaN when it is none. Amounts, rooms and areas follow
+ * {@linkcode readFormNumber} ("365.000", "350.000,50", "72,5"); `plain` (coordinates: "48.137", "48,137", "-3.5")
+ * reads its one separator as the decimal point.
+ */
+export function numberOfInput(raw: string, plain = false): number | null {
+  const s = raw.trim();
+  if (s === "") return null;
+  if (!plain) return readFormNumber(s)?.value ?? NaN;
+  const t = s.replace(",", ".");
+  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
+}
+
 /** The whole digits and the decimal digits of a number text by the rule of {@linkcode readFormNumber}. */
 function splitNumber(s: string): [string, string] | undefined {
   const dot = s.lastIndexOf(".");

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { askedPrice, decimal, euro, euroCents, euroPerSqm, filtersText, readFormNumber } from "./german.ts";
+import {
+  askedPrice,
+  decimal,
+  euro,
+  euroCents,
+  euroPerSqm,
+  filtersText,
+  numberOfInput,
+  readFormNumber,
+} from "./german.ts";
 
 /** `s` with its no-break spaces written as plain spaces, for readable expectations. */
 const plain = (s: string) => s.replaceAll("\u00a0", " ");
@@ -118,4 +127,14 @@ Deno.test("readFormNumber: German and English input by one rule, with the plain 
     "0x10",
   ];
   for (const input of refused) assert.equal(readFormNumber(input), undefined, input);
+});
+
+Deno.test("numberOfInput: empty is null, amounts by the German rule, coordinates with one decimal separator", () => {
+  assert.equal(numberOfInput(""), null);
+  assert.equal(numberOfInput(" 365.000 "), 365000);
+  assert.equal(numberOfInput("72,5"), 72.5);
+  assert.equal(Number.isNaN(numberOfInput("zehn")), true);
+  assert.equal(numberOfInput("48.137", true), 48.137);
+  assert.equal(numberOfInput("48,137", true), 48.137);
+  assert.equal(Number.isNaN(numberOfInput("48.1.3", true)), true);
 });

@@ -43,7 +43,7 @@ import {
   WORKSPACE,
   WsPage,
 } from "./workspace_common.tsx";
-import { numberOfInput } from "./workspace_proposals.tsx";
+import { numberOfInput } from "../catalogue/german.ts";
 import { importRoutes, multipartForm } from "./workspace_import.tsx";
 import { base64 } from "../crypto.ts";
 

@@ -17,7 +17,7 @@ import {
 } from "../agent/proposals.ts";
 import { TEMPLATE_MAX } from "../agent/drafts.ts";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
-import { readFormNumber } from "../catalogue/german.ts";
+import { numberOfInput } from "../catalogue/german.ts";
 import { MESSAGE_MAX } from "../inquiries/inquiries.ts";
 import { stockTitles } from "../catalogue/stock.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -169,19 +169,6 @@ function Changes(p: { l: "de" | "en"; v: Proposal }) {
 /** Where a proposal form returns: a workspace address, else the proposal list. */
 function backOf(raw: string | undefined): string {
   return raw && /^\/anbieter(\/[a-z0-9/-]*)?(\?page=[0-9]{1,7})?$/.test(raw) ? raw : BASE;
-}
-
-/**
- * A number as typed, null when empty, NaN when it is none: German or English style by the one rule of
- * `readFormNumber` ("365.000", "350.000,50", "72,5"); `plain` (coordinates: "48.137", "48,137") reads the one
- * separator as the decimal point.
- */
-export function numberOfInput(raw: string, plain = false): number | null {
-  const s = raw.trim();
-  if (s === "") return null;
-  if (!plain) return readFormNumber(s)?.value ?? NaN;
-  const t = s.replace(",", ".");
-  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : NaN;
 }
 
 /** The edit the form makes to proposal `v`: a changed text or changed values; undefined when nothing changed. */
