@@ -679,9 +679,11 @@ function report(
   const db = info.plans;
   console.log(
     `\nDatabase cost of the list mix (EXPLAIN ANALYZE, mix-weighted): ${
-      db.listMs.toFixed(1)
+      db.listMs.toFixed(2)
     } ms of Postgres ` +
-      `execution per list request (count query ${db.countMs.toFixed(1)} ms): a rough ceiling of ` +
+      `planning and execution per list request (count query ${
+        db.countMs.toFixed(2)
+      } ms): a rough ceiling of ` +
       `${(cores * 1000 / db.listMs).toFixed(0)} list req/s with all ${cores} cores given to Postgres ` +
       "(one parameter set per statement).",
   );

@@ -1,9 +1,10 @@
 /**
- * Query plans of the benchmarked statements on the seeded data: EXPLAIN ANALYZE with the values bound (the
- * custom plan), and the plan a prepared statement settles on after five executions (as postgres.js prepares
- * every statement per connection, Postgres may switch to a generic plan from the sixth execution on).
+ * Query plans of the benchmarked statements on the seeded data: EXPLAIN ANALYZE with the values bound, in a
+ * session with the service's settings (`SESSION_SETTINGS` of db/connection.ts: every statement is planned for its
+ * values, so the plan shown is the plan the service runs), with the planning time that every execution pays.
  */
 import postgres from "postgres";
+import { SESSION_SETTINGS } from "../db/connection.ts";
 import { listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
 import { filterSignature, type ListRequest } from "./mix.ts";
 
@@ -11,24 +12,22 @@ import { filterSignature, type ListRequest } from "./mix.ts";
 export interface PlanSummary {
   /** Execution time reported by EXPLAIN ANALYZE, in ms. */
   ms: number;
+  /** Planning time reported by EXPLAIN ANALYZE, in ms (paid at every execution). */
+  planMs: number;
   /** Compact plan tree, e.g. `Limit(Index Scan listings_pub_city)`. */
   tree: string;
   /** Rows read and then thrown away by filters, summed over the nodes. */
   removed: number;
-  /** Whether the plan is generic (conditions refer to `$n` instead of the values). */
-  generic: boolean;
 }
 
-/** The plans of one statement. */
+/** The plan of one statement. */
 export interface PlanReport {
   /** What the statement is. */
   label: string;
   /** The statement. */
   query: SqlQuery;
-  /** With the values bound at planning time. */
-  custom: PlanSummary;
-  /** The plan of the sixth execution of a prepared statement (plan_cache_mode = auto). */
-  prepared: PlanSummary;
+  /** The plan with the values bound, as the service's sessions run it. */
+  plan: PlanSummary;
 }
 
 interface PlanNode {
@@ -53,53 +52,31 @@ function removed(n: PlanNode): number {
 }
 
 function summarise(json: unknown): PlanSummary {
-  const top = (json as Array<{ Plan: PlanNode; "Execution Time": number }>)[0]!;
-  const text = JSON.stringify(top.Plan);
+  const top = (json as Array<{ Plan: PlanNode; "Execution Time": number; "Planning Time": number }>)[0]!;
   return {
     ms: top["Execution Time"],
+    planMs: top["Planning Time"],
     tree: tree(top.Plan),
     removed: removed(top.Plan),
-    generic: /\$[0-9]+/.test(text),
   };
 }
 
-function literal(v: string | number): string {
-  return typeof v === "number" ? String(v) : `'${v.replaceAll("'", "''")}'`;
-}
-
-/** EXPLAIN ANALYZE of each statement, custom and as a prepared statement after five executions. */
+/**
+ * EXPLAIN ANALYZE of each statement with its values, in a session with the service's settings. Each statement is
+ * explained twice and the second is kept, so that catalogue caches filled by the first planning do not count.
+ */
 export async function explainAll(
   url: string,
   items: Array<{ label: string; query: SqlQuery }>,
 ): Promise<PlanReport[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { ...SESSION_SETTINGS } });
   const out: PlanReport[] = [];
   try {
-    const conn = await sql.reserve();
-    try {
-      let n = 0;
-      for (const { label, query } of items) {
-        const custom = await conn.unsafe(
-          `explain (analyze, timing off, buffers, format json) ${query.text}`,
-          query.params,
-        );
-        const name = `bench_plan_${n++}`;
-        const args = query.params.length ? `(${query.params.map(literal).join(", ")})` : "";
-        await conn.unsafe(`prepare ${name} as ${query.text}`);
-        for (let i = 0; i < 5; i++) await conn.unsafe(`execute ${name}${args}`);
-        const prepared = await conn.unsafe(
-          `explain (analyze, timing off, buffers, format json) execute ${name}${args}`,
-        );
-        await conn.unsafe(`deallocate ${name}`);
-        out.push({
-          label,
-          query,
-          custom: summarise(custom[0]!["QUERY PLAN"]),
-          prepared: summarise(prepared[0]!["QUERY PLAN"]),
-        });
-      }
-    } finally {
-      conn.release();
+    for (const { label, query } of items) {
+      const explain = `explain (analyze, timing off, buffers, format json) ${query.text}`;
+      await sql.unsafe(explain, query.params);
+      const r = await sql.unsafe(explain, query.params);
+      out.push({ label, query, plan: summarise(r[0]!["QUERY PLAN"]) });
     }
   } finally {
     await sql.end({ timeout: 5 });
@@ -118,7 +95,7 @@ interface MixStatement {
 export interface PlanFigures {
   /** Distinct statements explained (page and count queries of the list mix, and the single-listing query). */
   statements: number;
-  /** Mix-weighted Postgres execution time of one list request (page query + count query), in ms. */
+  /** Mix-weighted Postgres time (planning and execution) of one list request (page query + count query), in ms. */
   listMs: number;
   /** The part of `listMs` spent in count queries, in ms. */
   countMs: number;
@@ -151,26 +128,24 @@ export async function planSection(url: string, list: ListRequest[], id: string):
 
   console.log(
     `\nQuery plans of the ${reports.length} distinct statements (EXPLAIN ANALYZE with the parameters of the ` +
-      "first use in the mix; prepared = the plan of the 6th execution of a prepared statement, g = generic):",
+      "first use in the mix, planned for its values as in the service's sessions):",
   );
   console.log(
-    `  ${"uses".padStart(5)}  ${"statement".padEnd(52)} ${"custom".padStart(8)} ${
-      "prepared".padStart(10)
-    }  plan (prepared)`,
+    `  ${"uses".padStart(5)}  ${"statement".padEnd(52)} ${"plan ms".padStart(8)} ${
+      "exec ms".padStart(8)
+    }  plan`,
   );
   for (const st of [...stmts, single]) {
-    const r = byLabel.get(st.query.text)!;
+    const r = byLabel.get(st.query.text)!.plan;
     const flags = [
-      /Gather/.test(r.prepared.tree) ? "parallel workers" : "",
-      /Seq Scan/.test(r.prepared.tree) ? "whole table" : "",
-      r.prepared.removed > 1000 ? `${r.prepared.removed} rows filtered out` : "",
+      /Gather/.test(r.tree) ? "parallel workers" : "",
+      /Seq Scan/.test(r.tree) ? "whole table" : "",
+      r.removed > 1000 ? `${r.removed} rows filtered out` : "",
     ].filter(Boolean).join(", ");
     console.log(
-      `  ${String(st.uses || "-").padStart(5)}  ${st.label.padEnd(52)} ${
-        r.custom.ms.toFixed(2).padStart(8)
-      } ${(r.prepared.ms.toFixed(2) + (r.prepared.generic ? " g" : "  ")).padStart(10)}  ${r.prepared.tree}${
-        flags ? `  << ${flags}` : ""
-      }`,
+      `  ${String(st.uses || "-").padStart(5)}  ${st.label.padEnd(52)} ${r.planMs.toFixed(2).padStart(8)} ${
+        r.ms.toFixed(2).padStart(8)
+      }  ${r.tree}${flags ? `  << ${flags}` : ""}`,
     );
   }
   let listMs = 0;
@@ -178,10 +153,10 @@ export async function planSection(url: string, list: ListRequest[], id: string):
   let parallel = 0;
   let seq = 0;
   for (const [items, count] of perRequest) {
-    const pi = byLabel.get(items)!.prepared;
-    const pc = byLabel.get(count)!.prepared;
-    listMs += pi.ms + pc.ms;
-    countMs += pc.ms;
+    const pi = byLabel.get(items)!.plan;
+    const pc = byLabel.get(count)!.plan;
+    listMs += pi.ms + pi.planMs + pc.ms + pc.planMs;
+    countMs += pc.ms + pc.planMs;
     if (/Gather/.test(pi.tree + pc.tree)) parallel++;
     if (/Seq Scan/.test(pi.tree + pc.tree)) seq++;
   }
@@ -194,7 +169,7 @@ export async function planSection(url: string, list: ListRequest[], id: string):
     seqScanShare: seq / n,
   };
   console.log(
-    `  mix-weighted Postgres execution time per list request: ${
+    `  mix-weighted Postgres time (planning and execution) per list request: ${
       figures.listMs.toFixed(1)
     } ms, of which the count ` +
       `query ${figures.countMs.toFixed(1)} ms (${(figures.countMs / figures.listMs * 100).toFixed(0)}%); ` +

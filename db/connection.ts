@@ -72,11 +72,20 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   return await openEmbedded(opts.dataDir, opts);
 }
 
+/**
+ * Settings of every server session the service opens (sent at connection start). `plan_cache_mode`: every
+ * statement is planned for its values. A prepared search statement otherwise settles on a generic plan after five
+ * executions, and a generic plan cannot know which range of a search is the narrow one: it walked 50,000 index
+ * entries for an exact total that reads none, taking seconds (docs/benchmarks.md §3.1). Planning the service's
+ * statements costs 0.01–1 ms each (the search totals the most).
+ */
+export const SESSION_SETTINGS = { plan_cache_mode: "force_custom_plan" } as const;
+
 function poolOptions(opts: OpenDbOptions): postgres.Options<Record<string, never>> {
   return {
     max: opts.poolSize ?? 10,
     onnotice: () => {},
-    ...(opts.searchPath ? { connection: { search_path: opts.searchPath } } : {}),
+    connection: { ...SESSION_SETTINGS, ...(opts.searchPath ? { search_path: opts.searchPath } : {}) },
   };
 }
 
