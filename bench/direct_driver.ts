@@ -8,7 +8,7 @@
 import postgres from "postgres";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { countStarQuery, listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
-import { SESSION_SETTINGS } from "../db/connection.ts";
+import { SEARCH_SESSION_SETTINGS } from "../db/connection.ts";
 
 /** What the floor process runs (written as JSON by `catalogue.ts`). */
 export interface DirectConfig {
@@ -60,11 +60,9 @@ export function percentile(sorted: Float64Array, q: number): number {
 
 /** Runs the floor as configured and returns its figures. */
 export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
-  const sql = postgres(cfg.url, {
-    max: cfg.poolSize,
-    onnotice: () => {},
-    connection: { ...SESSION_SETTINGS },
-  });
+  // The service runs searches on sessions that plan every statement for its values, lookups by id on the others.
+  const settings = cfg.endpoint === "list" ? { ...SEARCH_SESSION_SETTINGS } : {};
+  const sql = postgres(cfg.url, { max: cfg.poolSize, onnotice: () => {}, connection: settings });
   const pages = cfg.filters.map((f) =>
     cfg.mode === "countstar" ? { ...searchQueries(f), count: countStarQuery(f) } : searchQueries(f)
   );

@@ -55,7 +55,13 @@ function captureDb(sink: CompiledQuery[]): Db {
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
   });
-  return { kind: "postgres", kysely, execScript: () => Promise.resolve(), close: () => kysely.destroy() };
+  return {
+    kind: "postgres",
+    kysely,
+    search: kysely,
+    execScript: () => Promise.resolve(),
+    close: () => kysely.destroy(),
+  };
 }
 
 function toSql(q: CompiledQuery): SqlQuery {

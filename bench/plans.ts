@@ -1,10 +1,11 @@
 /**
  * Query plans of the benchmarked statements on the seeded data: EXPLAIN ANALYZE with the values bound, in a
- * session with the service's settings (`SESSION_SETTINGS` of db/connection.ts: every statement is planned for its
- * values, so the plan shown is the plan the service runs), with the planning time that every execution pays.
+ * session with the settings of the service's search sessions (`SEARCH_SESSION_SETTINGS` of db/connection.ts: every
+ * statement is planned for its values, so the plan shown is the plan the service runs), with the planning time
+ * that every execution of a search statement pays. (The lookup by id runs on the other sessions, with a cached plan.)
  */
 import postgres from "postgres";
-import { SESSION_SETTINGS } from "../db/connection.ts";
+import { SEARCH_SESSION_SETTINGS } from "../db/connection.ts";
 import { listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
 import { filterSignature, type ListRequest } from "./mix.ts";
 
@@ -12,7 +13,7 @@ import { filterSignature, type ListRequest } from "./mix.ts";
 export interface PlanSummary {
   /** Execution time reported by EXPLAIN ANALYZE, in ms. */
   ms: number;
-  /** Planning time reported by EXPLAIN ANALYZE, in ms (paid at every execution). */
+  /** Planning time reported by EXPLAIN ANALYZE, in ms (paid at every execution of a search statement). */
   planMs: number;
   /** Compact plan tree, e.g. `Limit(Index Scan listings_pub_city)`. */
   tree: string;
@@ -62,14 +63,14 @@ function summarise(json: unknown): PlanSummary {
 }
 
 /**
- * EXPLAIN ANALYZE of each statement with its values, in a session with the service's settings. Each statement is
+ * EXPLAIN ANALYZE of each statement with its values, in a session with the search sessions' settings. Each one is
  * explained twice and the second is kept, so that catalogue caches filled by the first planning do not count.
  */
 export async function explainAll(
   url: string,
   items: Array<{ label: string; query: SqlQuery }>,
 ): Promise<PlanReport[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { ...SESSION_SETTINGS } });
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { ...SEARCH_SESSION_SETTINGS } });
   const out: PlanReport[] = [];
   try {
     for (const { label, query } of items) {

@@ -23,6 +23,11 @@ export interface Db {
   readonly kind: "pglite" | "postgres";
   /** The query builder every `db/` module uses. */
   readonly kysely: Kysely<Database>;
+  /**
+   * The query builder of catalogue searches (`db/listings.ts`): on a real server its own sessions, which plan
+   * every statement for its values ({@linkcode SEARCH_SESSION_SETTINGS}); on PGlite the same as `kysely`.
+   */
+  readonly search: Kysely<Database>;
   /** Runs a multi-statement SQL script in one transaction (used by migrations only). */
   execScript(script: string): Promise<void>;
   /**
@@ -67,33 +72,47 @@ export class EmbeddedBusyError extends Error {
 
 /** Opens the database described by `opts`. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
-  if (opts.databaseUrl) return openPostgres(postgres(opts.databaseUrl, poolOptions(opts)), "postgres");
+  if (opts.databaseUrl) {
+    return openPostgres(
+      postgres(opts.databaseUrl, poolOptions(opts)),
+      "postgres",
+      postgres(opts.databaseUrl, poolOptions(opts, SEARCH_SESSION_SETTINGS)),
+    );
+  }
   if (!opts.dataDir || opts.dataDir === ":memory:") return await openPglite(new PGlite());
   return await openEmbedded(opts.dataDir, opts);
 }
 
 /**
- * Settings of every server session the service opens (sent at connection start). `plan_cache_mode`: every
- * statement is planned for its values. A prepared search statement otherwise settles on a generic plan after five
- * executions, and a generic plan cannot know which range of a search is the narrow one: it walked 50,000 index
- * entries for an exact total that reads none, taking seconds (docs/benchmarks.md §3.1). Planning the service's
- * statements costs 0.01–1 ms each (the search totals the most).
+ * Settings of the sessions that run catalogue searches ({@linkcode Db.search}). `plan_cache_mode`: every statement
+ * is planned for its values. A prepared search otherwise settles on a generic plan after five executions, and a
+ * generic plan cannot know which range of a search is the narrow one: it walked 50,000 index entries for an exact
+ * total that reads none, taking seconds (docs/benchmarks.md §3.1). Other statements keep their cached plans:
+ * planning a lookup by id at every execution cost 38 % of its throughput.
  */
-export const SESSION_SETTINGS = { plan_cache_mode: "force_custom_plan" } as const;
+export const SEARCH_SESSION_SETTINGS = { plan_cache_mode: "force_custom_plan" } as const;
 
-function poolOptions(opts: OpenDbOptions): postgres.Options<Record<string, never>> {
+function poolOptions(
+  opts: OpenDbOptions,
+  settings: Record<string, string> = {},
+): postgres.Options<Record<string, never>> {
   return {
     max: opts.poolSize ?? 10,
     onnotice: () => {},
-    connection: { ...SESSION_SETTINGS, ...(opts.searchPath ? { search_path: opts.searchPath } : {}) },
+    connection: { ...settings, ...(opts.searchPath ? { search_path: opts.searchPath } : {}) },
   };
 }
 
-function openPostgres(sql: postgres.Sql, kind: Db["kind"]): Db {
+/** A Db over postgres.js pools; `searchSql`, when given, holds the sessions of {@linkcode Db.search}. */
+function openPostgres(sql: postgres.Sql, kind: Db["kind"], searchSql?: postgres.Sql): Db {
   const kysely = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }) });
+  const search = searchSql
+    ? new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: searchSql }) })
+    : kysely;
   return {
     kind,
     kysely,
+    search,
     async execScript(script) {
       await sql.begin(async (tx) => {
         await tx.unsafe(script).simple();
@@ -102,8 +121,9 @@ function openPostgres(sql: postgres.Sql, kind: Db["kind"]): Db {
     async close() {
       // End the pool with a timeout first: postgres.js's end() without one can wait forever for a reserved
       // connection whose prepared statement failed; Kysely's destroy() then finds the pool already ended.
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), searchSql?.end({ timeout: 5 })]);
       await kysely.destroy();
+      if (search !== kysely) await search.destroy();
     },
   };
 }
@@ -116,6 +136,8 @@ async function openPglite(pg: PGlite, lock?: HeldLock, folder?: string): Promise
   return {
     kind: "pglite",
     kysely,
+    // PGlite's driver sends unnamed statements, which Postgres always plans for their values.
+    search: kysely,
     async execScript(script) {
       await gate.run(() =>
         pg.transaction(async (tx) => {

@@ -71,6 +71,7 @@ export function filterWhere(f: ListingFilter) {
  * the page's ids come first, from an index-only scan of the city index (it carries every filter column), and
  * then their rows: a plain page query filters the city's rows in the table, 148 ms against 10 ms for a large
  * city whose listings match rarely (docs/benchmarks.md §3.1). Without a city that detour costs more than it saves.
+ * Both statements run on the search sessions, which plan them for their values (`Db.search`).
  */
 export async function searchPublishedListings(
   db: Db,
@@ -79,10 +80,10 @@ export async function searchPublishedListings(
   offset: number,
 ): Promise<{ items: Listing[]; total: number }> {
   const count = totalQuery(f);
-  const total = (await db.kysely.executeQuery<{ total: number }>(CompiledQuery.raw(count.text, count.params)))
+  const total = (await db.search.executeQuery<{ total: number }>(CompiledQuery.raw(count.text, count.params)))
     .rows[0]!.total;
   if (offset >= total) return { items: [], total };
-  const q = db.kysely.selectFrom("listings");
+  const q = db.search.selectFrom("listings");
   const where = filterWhere(f);
   const items = f.city === undefined
     ? await q.select(PUBLIC_COLUMNS).where(where)

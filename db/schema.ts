@@ -93,12 +93,6 @@ export interface BrwZonesTable {
   imported_at: GeneratedTimestamp;
 }
 
-/** The number of published listings, kept by triggers (one row). */
-export interface ListingStatsTable {
-  id: Generated<boolean>;
-  published: number;
-}
-
 /** A person (better-auth's user model, table `users`); `role` is ours. */
 export interface UsersTable {
   id: string;
@@ -412,7 +406,6 @@ export interface Database {
   offices: OfficesTable;
   listings: ListingsTable;
   listing_contacts: ListingContactsTable;
-  listing_stats: ListingStatsTable;
   brw_zones: BrwZonesTable;
   schema_migrations: SchemaMigrationsTable;
   users: UsersTable;

@@ -1,12 +1,13 @@
 /** Test helpers: an isolated database per test file (PGlite, or a fresh schema on DATABASE_URL), apps, requests. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import postgres from "postgres";
 import { createApp } from "../app.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { type Auth, createAuth } from "../auth/better_auth.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
+import type { Database } from "../db/schema.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
 import type { LogLevel } from "../log.ts";
 import type { AppDeps } from "../deps.ts";
@@ -34,12 +35,12 @@ const POOL_SIZE = 4;
  * connection opened during a test starts its lifetime timer there: the ops sanitizer would take that timer, which
  * belongs to the pool shared by the file's tests, for a leak of that test.
  */
-async function openEveryConnection(db: Db, size: number): Promise<void> {
+async function openEveryConnection(kysely: Kysely<Database>, size: number): Promise<void> {
   let ready = 0;
   let allOpen!: () => void;
   const together = new Promise<void>((resolve) => (allOpen = resolve));
   await Promise.all(Array.from({ length: size }, () =>
-    db.kysely.connection().execute(async (c) => {
+    kysely.connection().execute(async (c) => {
       await sql`select 1`.execute(c);
       if (++ready === size) allOpen();
       await together;
@@ -58,7 +59,8 @@ export async function openTestDb(opts: { migrated?: boolean } = {}): Promise<Tes
   await admin.unsafe(`create schema ${schema}`);
   const db = await openDb({ databaseUrl: DATABASE_URL, searchPath: schema, poolSize: POOL_SIZE });
   if (opts.migrated !== false) await migrate(db);
-  await openEveryConnection(db, POOL_SIZE);
+  await openEveryConnection(db.kysely, POOL_SIZE);
+  await openEveryConnection(db.search, POOL_SIZE);
   return {
     db,
     async close() {

@@ -69,6 +69,7 @@ class Shared {
         Promise.resolve({
           kind: db.kind,
           kysely: db.kysely,
+          search: db.search,
           execScript: (s) => db.execScript(s),
           close: () => Promise.resolve(),
         }),
