@@ -129,7 +129,7 @@ export async function planSection(url: string, list: ListRequest[], id: string):
 
   console.log(
     `\nQuery plans of the ${reports.length} distinct statements (EXPLAIN ANALYZE with the parameters of the ` +
-      "first use in the mix, planned for its values as in the service's sessions):",
+      "first use in the mix, planned for its values as in the service's search sessions):",
   );
   console.log(
     `  ${"uses".padStart(5)}  ${"statement".padEnd(52)} ${"plan ms".padStart(8)} ${
