@@ -33,7 +33,7 @@ export const APPS_PAGE = "/konto/apps";
 /** The connected-apps routes, mounted at `APPS_PAGE`. */
 export function appsPageRoutes(ctx: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", ...pageMiddleware(ctx.deps));
+  app.use("*", ...pageMiddleware(ctx));
   app.get("/", (c) => appsPage(ctx, c));
   app.post("/trennen", (c) => disconnect(ctx, c));
   app.post("/ereignis", (c) => switchEvent(ctx, c));

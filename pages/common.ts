@@ -7,7 +7,8 @@ import type { Auth } from "../auth/better_auth.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
-import { writeLimit } from "../routes/rate_limit.ts";
+import { WRITE_METHODS, writeLimit } from "../routes/rate_limit.ts";
+import { sessionOf } from "./auth_calls.ts";
 import { type Lang, langOf } from "./i18n.ts";
 import { personAccess } from "../db/accounts.ts";
 
@@ -41,11 +42,23 @@ export function setHtmlPageHeaders(res: Response): Response {
 }
 
 /**
- * The middleware every page gets: its HTML headers, then the write bucket. Both may meet a request more than once
- * (the headers are set again, the bucket counts once).
+ * The middleware every page gets: its HTML headers, the signed-in person of a form sent (spec §8 counts signed-in
+ * callers per account, others per address), then the write bucket. Each may meet a request more than once (the
+ * headers are set again, the person is looked up and the bucket counts once).
  */
-export function pageMiddleware(deps: AppDeps): MiddlewareHandler<AppEnv>[] {
-  return [htmlPageHeaders, writeLimit(deps)];
+export function pageMiddleware(ctx: PageCtx): MiddlewareHandler<AppEnv>[] {
+  return [htmlPageHeaders, writerAccount(ctx), writeLimit(ctx.deps)];
+}
+
+/** Sets `accountId` for a write request of a signed-in person, so that the write bucket counts the account. */
+function writerAccount(ctx: PageCtx): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (WRITE_METHODS.has(c.req.method) && !c.get("writeCounted") && !c.get("accountId")) {
+      const session = await sessionOf(ctx.auth, c);
+      if (session) c.set("accountId", session.userId);
+    }
+    await next();
+  };
 }
 
 /** The language of the request. */

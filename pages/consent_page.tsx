@@ -21,7 +21,7 @@ type Ctx = PageCtx;
 /** The consent routes, mounted at `CONSENT_PAGE`. */
 export function consentPageRoutes(ctx: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", ...pageMiddleware(ctx.deps));
+  app.use("*", ...pageMiddleware(ctx));
   app.get("/", (c) => consentPage(ctx, c));
   app.post("/", (c) => consent(ctx, c));
   return app;

@@ -20,7 +20,7 @@ export const KEYS_PAGE = "/konto/schluessel";
 /** The API-key routes, mounted at `KEYS_PAGE`. */
 export function keyPageRoutes(ctx: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", ...pageMiddleware(ctx.deps));
+  app.use("*", ...pageMiddleware(ctx));
   app.get("/", (c) => keysPage(ctx, c, {}));
   app.post("/", (c) => createKey(ctx, c));
   app.post("/widerrufen", (c) => revokeKey(ctx, c));

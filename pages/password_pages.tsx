@@ -33,7 +33,7 @@ type Ctx = PageCtx;
 /** The routes of the password-reset pages. */
 export function passwordPageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const middleware = pageMiddleware(ctx.deps);
+  const middleware = pageMiddleware(ctx);
   for (const path of [FORGOT_PAGE, RESET_PAGE]) app.use(path, ...middleware);
   app.get(FORGOT_PAGE, (c) => forgotPage(ctx, c, {}));
   app.post(FORGOT_PAGE, (c) => forgot(ctx, c));

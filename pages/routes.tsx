@@ -39,7 +39,7 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   app.route(APPS_PAGE, appsPageRoutes(ctx));
   app.route(KEYS_PAGE, keyPageRoutes(ctx));
   app.route("/anbieter", workspacePageRoutes(ctx));
-  app.use("*", ...pageMiddleware(deps));
+  app.use("*", ...pageMiddleware(ctx));
   app.route("/", listingPageRoutes(ctx));
   app.route("/", inquiryPageRoutes(ctx));
   app.route("/", enquiryMailPageRoutes(ctx));

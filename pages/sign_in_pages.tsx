@@ -40,7 +40,7 @@ export const FORGOT_PAGE = "/passwort-vergessen";
 /** The sign-in, sign-up and sign-out routes; they share no prefix, so the page middleware sits on each path. */
 export function signInPageRoutes(ctx: Ctx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const middleware = pageMiddleware(ctx.deps);
+  const middleware = pageMiddleware(ctx);
   for (const path of [LOGIN_PAGE, SIGN_UP_PAGE, SIGN_OUT_PATH, RESEND_PAGE]) app.use(path, ...middleware);
   app.get(LOGIN_PAGE, (c) => signInLanding(ctx, c));
   app.post(LOGIN_PAGE, (c) => signIn(ctx, c));

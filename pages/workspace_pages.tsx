@@ -27,7 +27,7 @@ const SHORT_LIST = 5;
 /** The workspace routes, mounted at `/anbieter`: the page middleware, the membership check, then the pages. */
 export function workspacePageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", ...pageMiddleware(ctx.deps));
+  app.use("*", ...pageMiddleware(ctx));
   app.use("*", memberGate(ctx));
   app.get("/", (c) => overview(ctx, c));
   listingRoutes(app, ctx);

@@ -28,7 +28,8 @@ export function rateLimit(deps: AppDeps, group: RateGroup): MiddlewareHandler<Ap
   };
 }
 
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The methods that count in the write bucket. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
  * The write bucket (docs/contract.md §9: every POST, PUT, PATCH and DELETE outside the MCP servers): each sub-app that takes

@@ -510,10 +510,10 @@ Deno.test("workspace forms: hostile and malformed input never causes a 500 and w
   assert.deepEqual(await snapshot(), before);
 });
 
-Deno.test("workspace forms count in the write bucket (60 at once, then 429)", async () => {
+Deno.test("workspace forms count in the write bucket of the account (60 at once, then 429)", async () => {
   const limited = await testApp(db, { BASE_URL: origin, RATE_LIMIT: "on" });
   try {
-    const send = (path: string, form?: Record<string, string>) =>
+    const send = (path: string, form?: Record<string, string>, ip = "203.0.113.77") =>
       request(limited.app, path, {
         ...(form
           ? {
@@ -525,7 +525,7 @@ Deno.test("workspace forms count in the write bucket (60 at once, then 429)", as
             body: new URLSearchParams({ _csrf: janeA.cookies.get("immo_csrf")!, ...form }),
           }
           : { headers: { cookie: [...janeA.cookies].map(([k, v]) => `${k}=${v}`).join("; ") } }),
-      }, "203.0.113.77");
+      }, ip);
     for (let i = 0; i < 60; i++) {
       const res = await send("/anbieter/vorschlaege/vorlage", { art: "reply", text: `Vorlage ${i}` });
       await res.body?.cancel();
@@ -534,6 +534,22 @@ Deno.test("workspace forms count in the write bucket (60 at once, then 429)", as
     const over = await send("/anbieter/vorschlaege/vorlage", { art: "reply", text: "zu viel" });
     assert.equal(over.status, 429);
     await over.body?.cancel();
+    // Spec §8: a signed-in person is counted per account, so another address does not help…
+    const elsewhere = await send(
+      "/anbieter/vorschlaege/vorlage",
+      { art: "reply", text: "woanders" },
+      "198.51.100.9",
+    );
+    assert.equal(elsewhere.status, 429, "the account's bucket, from another address");
+    await elsewhere.body?.cancel();
+    // …and the address the person used keeps its own bucket for people who are not signed in.
+    const anonymous = await request(limited.app, "/anbieter/vorschlaege/vorlage", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ art: "reply", text: "anonym" }),
+    }, "203.0.113.77");
+    assert.notEqual(anonymous.status, 429, "the address's bucket is not the account's");
+    await anonymous.body?.cancel();
     const page = await send("/anbieter/vorschlaege");
     assert.equal(page.status, 200, "reading is not limited by the write bucket");
     assert.match(await page.text(), /Vorlage 59</);
