@@ -7,7 +7,7 @@
  * (`auth/revocation.ts`), the metadata says what we serve (`auth/metadata.ts`), and its error page is ours.
  */
 import { Hono } from "hono";
-import { type Auth, AUTH_BASE_PATH, withOwnAdapter } from "../auth/better_auth.ts";
+import { type Auth, AUTH_BASE_PATH, VERIFIED_CALLBACK, withOwnAdapter } from "../auth/better_auth.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/metadata.ts";
 import { afterRevocation, afterTokenRequest, oauthParams, revocationRequest } from "../auth/revocation.ts";
 import { oauthErrorResponse } from "../pages/oauth_error_page.tsx";
@@ -73,6 +73,10 @@ export function authServerRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   // better-auth sends a person here when the app cannot be sent the error (unknown client, foreign redirect URI).
   app.get("/error", (c) => oauthErrorResponse(c.req.raw));
   app.get("/oauth2/authorize", (c) => send(asNavigation(c.req.raw), c));
+  app.get("/verify-email", (c) => {
+    const link = verifyLink(c.req.raw);
+    return link ? send(link, c) : c.redirect(`${VERIFIED_CALLBACK}&error=INVALID_TOKEN`, 302);
+  });
   app.post("/oauth2/token", async (c) => {
     const params = await oauthParams(c.req.raw);
     return await afterTokenRequest(deps, params, await send(c.req.raw, c));
@@ -106,6 +110,19 @@ function asNavigation(req: Request): Request {
   headers.delete("sec-fetch-mode");
   headers.set("accept", "text/html");
   return new Request(req, { headers });
+}
+
+/**
+ * A confirmation link as better-auth should see it: always with our landing page as `callbackURL` (the only one
+ * our mails carry), so that better-auth answers an invalid or expired token with a redirect to the page that
+ * says so, not with JSON; undefined when the link has no token at all (cut off by a mail program), which gets
+ * the same page.
+ */
+function verifyLink(req: Request): Request | undefined {
+  const url = new URL(req.url);
+  if (!url.searchParams.get("token")) return undefined;
+  url.searchParams.set("callbackURL", VERIFIED_CALLBACK);
+  return new Request(url, req);
 }
 
 function rewrite(req: Request, path: string): Request {

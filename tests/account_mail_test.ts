@@ -121,6 +121,30 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
       assert.equal((await userByEmail(db, email))?.emailVerified, false);
     });
 
+    await t.step(
+      "a cut-off link or one without its return address shows the same page, not JSON",
+      async () => {
+        const email = "abgeschnitten@example.org";
+        await signUp(w, email);
+        const link = new URL(await linkIn(w, email, VERIFY_LINK));
+        const b = new JarBrowser(w.origin);
+        const cut = page(await b.open(`${w.origin}/api/auth/verify-email`));
+        assert.equal(cut.status, 400);
+        assert.match(para(cut, "error"), /ungültig oder abgelaufen/);
+        const bare = new URL(tampered(link.toString()));
+        bare.searchParams.delete("callbackURL");
+        const noReturn = page(await b.open(bare.toString()));
+        assert.equal(noReturn.status, 400);
+        assert.match(para(noReturn, "error"), /ungültig oder abgelaufen/);
+        assert.equal((await userByEmail(db, email))?.emailVerified, false);
+        // The real link without its return address still confirms, and lands where the mail's link would.
+        link.searchParams.delete("callbackURL");
+        const landed = await b.open(link.toString());
+        assert.equal(landed.kind === "page" && landed.status, 200);
+        assert.equal((await userByEmail(db, email))?.emailVerified, true);
+      },
+    );
+
     await t.step("an expired link says so; the resend form answers alike for any address", async () => {
       const email = "abgelaufen@example.org";
       await signUp(w, email);
