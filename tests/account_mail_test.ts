@@ -14,8 +14,8 @@ import { userByEmail } from "../db/accounts.ts";
 import { mailsTo } from "../db/mail.ts";
 import { createOffice } from "../db/offices.ts";
 import { JarBrowser, type Step } from "./browser_jar.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { openTestDb, serveTestApp, type TestApp, type TestDb } from "./helpers.ts";
 
 const PASSWORD = "konto-geheim-123";
 const NEW_PASSWORD = "ganz-neu-geheim-456";
@@ -33,19 +33,13 @@ interface World {
 /** The app on a loopback port (its BASE_URL is that origin, so mails carry links a client can open). */
 async function world(): Promise<World> {
   const tdb = await openTestDb();
-  let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-    new Response("starting", { status: 503 });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const a = await testApp(tdb.db, { BASE_URL: origin });
-  handler = (req, info) => a.app.fetch(req, info);
+  const served = await serveTestApp(tdb.db);
   return {
-    origin,
-    a,
+    origin: served.origin,
+    a: served.app,
     tdb,
     async close() {
-      await server.shutdown();
-      await a.close();
+      await served.close();
       await tdb.close();
     },
   };
@@ -404,12 +398,7 @@ Deno.test({
       if (!standards) {
         console.log("skipped: compatMode assertion (the shared layout has no <!DOCTYPE html> yet)");
       }
-      const { chromium } = await loadPlaywright();
-      const b = browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-      });
+      const b = browser = await launchChromium();
 
       /** Checks what every page must be: standards mode (when the layout has a doctype), no sideways scrolling. */
       const check = async (page: Page, name: string, width: number) => {

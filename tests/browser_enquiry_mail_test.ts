@@ -15,8 +15,8 @@ import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { replyToInquiry, sendInquiry } from "../inquiries/inquiries.ts";
 import { stopUrl } from "../inquiries/enquiry_address.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-mail-geheim-789";
@@ -32,18 +32,13 @@ Deno.test({
   async fn(t) {
     await Deno.mkdir(SHOTS, { recursive: true });
     let tdb: TestDb | undefined;
-    let server: Deno.HttpServer<Deno.NetAddr> | undefined;
-    let app: TestApp | undefined;
+    let served: ServedTestApp | undefined;
     let browser: Browser | undefined;
     try {
       tdb = await openTestDb();
       const db = tdb.db;
-      let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-        new Response("starting", { status: 503 });
-      server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-      const origin = `http://127.0.0.1:${server.addr.port}`;
-      const a = app = await testApp(db, { BASE_URL: origin });
-      handler = (req, info) => a.app.fetch(req, info);
+      served = await serveTestApp(db);
+      const { origin, app: a } = served;
       const seekerId = await createPerson(a.auth, db, {
         ...SEEKER,
         password: PASSWORD,
@@ -60,12 +55,7 @@ Deno.test({
       const [listingId] = await insertListings(db, officeId, [
         { ...sampleListing(7, prng(7), Date.now()), beispiel: true, status: "published" },
       ]);
-      const { chromium } = await loadPlaywright();
-      const b = browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-      });
+      const b = browser = await launchChromium();
       const ctx = await b.newContext({ locale: "de-DE", viewport: { width: 1000, height: 800 } });
       ctx.setDefaultTimeout(15_000);
       const page = await ctx.newPage();
@@ -130,8 +120,7 @@ Deno.test({
       await ctx.close();
     } finally {
       await browser?.close();
-      await server?.shutdown();
-      app?.kv.close();
+      await served?.close();
       await tdb?.close();
     }
   },

@@ -5,12 +5,12 @@
  * too. Screenshots go to `test-output/screenshots/`. Without Chromium the test is ignored.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createPerson } from "../auth/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
+import { HAVE_CHROMIUM, launchChromium, submitForm as submit } from "./browser_support.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-geheim-456";
@@ -21,15 +21,6 @@ const CONTACT = {
   contact_email: "karl@vertraulich.example",
   contact_phone: "+49 30 9990001",
 };
-
-/** Clicks a form's submit button and fails at once when the service refused the POST by its CSRF check. */
-async function submit(page: Page, button: Locator): Promise<void> {
-  await button.click();
-  await page.waitForLoadState();
-  const refused = await page.locator("p.error", { hasText: /Formular ist abgelaufen|form has expired/ })
-    .count();
-  if (refused) throw new Error(`form POST from ${page.url()} was refused by the CSRF check (403)`);
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
@@ -76,18 +67,13 @@ Deno.test({
   async fn(t) {
     await Deno.mkdir(SHOTS, { recursive: true });
     let tdb: TestDb | undefined;
-    let server: Deno.HttpServer<Deno.NetAddr> | undefined;
-    let app: TestApp | undefined;
+    let served: ServedTestApp | undefined;
     let browser: Browser | undefined;
     try {
       tdb = await openTestDb();
       const db = tdb.db;
-      let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-        new Response("starting", { status: 503 });
-      server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-      const origin = `http://127.0.0.1:${server.addr.port}`;
-      const a = app = await testApp(db, { BASE_URL: origin });
-      handler = (req, info) => a.app.fetch(req, info);
+      served = await serveTestApp(db);
+      const { origin, app: a } = served;
       const seekerId = await createPerson(a.auth, db, {
         ...SEEKER,
         password: PASSWORD,
@@ -98,20 +84,7 @@ Deno.test({
       const ids = await insertListings(db, office, rows());
       const listingId = ids[0]!;
 
-      const { chromium } = await loadPlaywright();
-      const b = browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      const b = browser = await launchChromium();
       const newContext = async (locale = "de-DE"): Promise<BrowserContext> => {
         const ctx = await b.newContext({ locale, viewport: { width: 1000, height: 800 } });
         ctx.setDefaultTimeout(15_000);
@@ -268,8 +241,7 @@ Deno.test({
       });
     } finally {
       await browser?.close();
-      await server?.shutdown();
-      app?.kv.close();
+      await served?.close();
       await tdb?.close();
     }
   },

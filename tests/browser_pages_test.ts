@@ -13,7 +13,7 @@ import { createApiKey } from "../auth/api_keys.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
 import { seedSampleZonesIfEmpty } from "../valuation/sample_zones.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
 import {
   authorizeUrl,
   type OAuthWorld,
@@ -149,12 +149,7 @@ Deno.test({
     try {
       w = await oauthWorld();
       const origin = w.origin;
-      const { chromium } = await loadPlaywright();
-      const b = browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-      });
+      const b = browser = await launchChromium();
       const contexts: Record<string, BrowserContext> = {};
       const context = async (who: "anonymous" | "seeker" | "provider", width: number) => {
         const ctx = await b.newContext({ locale: "de-DE", viewport: { width, height: 900 } });

@@ -1,4 +1,8 @@
-/** Shared set-up of the real-browser tests: where Chromium is and how playwright-core is loaded under Deno. */
+/**
+ * Shared set-up of the real-browser tests: where Chromium is, how playwright-core is loaded under Deno, and how
+ * Chromium is started.
+ */
+import type { Browser, Locator, Page } from "playwright-core";
 
 /** Debian's Chromium, installed by `.ci/run` when missing. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -31,4 +35,33 @@ export async function loadPlaywright(): Promise<typeof import("playwright-core")
   } finally {
     Deno.env.delete("__IS_WSL_TEST__");
   }
+}
+
+/** Chromium's flags for the tests: no sandbox (CI runs as root), no GPU, no traffic of its own. */
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Starts headless Chromium; the caller closes it. */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await loadPlaywright();
+  return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Clicks a form's submit button and waits for the next page; fails at once when the service refused the POST as
+ * cross-site (its CSRF page) instead of timing out on the next wait.
+ */
+export async function submitForm(page: Page, button: Locator): Promise<void> {
+  await button.click();
+  await page.waitForLoadState();
+  const refused = await page.locator("p.error", { hasText: /Formular ist abgelaufen|form has expired/ })
+    .count();
+  if (refused) throw new Error(`form POST from ${page.url()} was refused by the CSRF check (403)`);
 }

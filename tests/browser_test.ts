@@ -5,11 +5,11 @@
  * of the important pages go to `test-output/screenshots/`. Without Chromium the tests are ignored.
  */
 import assert from "node:assert/strict";
-import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createPerson } from "../auth/accounts.ts";
 import { mailsTo } from "../db/mail.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
+import { HAVE_CHROMIUM, launchChromium, submitForm as submit } from "./browser_support.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-geheim-123";
@@ -33,18 +33,6 @@ async function pkce(): Promise<{ verifier: string; challenge: string }> {
   return { verifier, challenge: b64url(new Uint8Array(digest)) };
 }
 
-/**
- * Clicks a form's submit button and fails at once when the service refused the POST as cross-site (its CSRF
- * page) instead of timing out on the next wait.
- */
-async function submit(page: Page, button: Locator): Promise<void> {
-  await button.click();
-  await page.waitForLoadState();
-  const refused = await page.locator("p.error", { hasText: /Formular ist abgelaufen|form has expired/ })
-    .count();
-  if (refused) throw new Error(`form POST from ${page.url()} was refused by the CSRF check (403)`);
-}
-
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 }
@@ -55,35 +43,17 @@ Deno.test({
   async fn(t) {
     await Deno.mkdir(SHOTS, { recursive: true });
     let tdb: TestDb | undefined;
-    let server: Deno.HttpServer<Deno.NetAddr> | undefined;
-    let app: TestApp | undefined;
+    let served: ServedTestApp | undefined;
     let browser: Browser | undefined;
     try {
       tdb = await openTestDb();
-      let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-        new Response("starting", { status: 503 });
-      server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-      const origin = `http://127.0.0.1:${server.addr.port}`;
+      served = await serveTestApp(tdb.db);
+      const { origin, app: a } = served;
       const resource = `${origin}/mcp`;
-      const a = app = await testApp(tdb.db, { BASE_URL: origin });
-      handler = (req, info) => a.app.fetch(req, info);
       const db = tdb.db;
       await createPerson(a.auth, db, { ...SEEKER, password: PASSWORD, role: "seeker", emailVerified: true });
 
-      const { chromium } = await loadPlaywright();
-      const b = browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      const b = browser = await launchChromium();
       const cbPort = closedPort();
       const redirectUri = `http://127.0.0.1:${cbPort}/cb`;
 
@@ -418,8 +388,7 @@ Deno.test({
       });
     } finally {
       await browser?.close();
-      await server?.shutdown();
-      app?.kv.close();
+      await served?.close();
       await tdb?.close();
     }
   },

@@ -12,7 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { mailsTo } from "../db/mail.ts";
 import { listOutbox } from "../db/outbox.ts";
 import { processDocument } from "../documents/processing.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
 import {
   connectApp,
   type EventsWorld,
@@ -69,12 +69,7 @@ Deno.test({
       w = await eventsWorld();
       const world = w;
       const db = world.tdb.db;
-      const { chromium } = await loadPlaywright();
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-      });
+      browser = await launchChromium();
       const seekerApp = await connectApp(world, world.seeker.email, "v2-modern");
       const secret = newSecret();
       world.secrets[0]!.push(secret);

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import type { Browser, Page as BrowserPage } from "playwright-core";
 import { optOutsOf, subscriptionById } from "../db/subscriptions.ts";
-import { CHROMIUM, HAVE_CHROMIUM, loadPlaywright } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
 import { JarBrowser, type Step } from "./browser_jar.ts";
 import {
   connectApp,
@@ -101,12 +101,7 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
     const seekerPages = await signIn(w.origin, w.seeker.email);
     let chromiumPage: BrowserPage | undefined;
     if (HAVE_CHROMIUM) {
-      const { chromium } = await loadPlaywright();
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-      });
+      browser = await launchChromium();
       const ctx = await browser.newContext({ locale: "de-DE" });
       ctx.setDefaultTimeout(15_000);
       chromiumPage = await ctx.newPage();

@@ -161,6 +161,49 @@ export async function testApp(
   };
 }
 
+/** A request handler of `Deno.serve`. */
+export type ServeHandler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+
+/** A test app served on a loopback port, so that browsers, MCP clients and mails reach it by URL. */
+export interface ServedTestApp {
+  /** The app; its BASE_URL is `origin`. */
+  app: TestApp;
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  /** Stops the server, then closes the app (not its database). */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a test app over `db` on 127.0.0.1 and a free port. The app's BASE_URL is that origin, so the server
+ * starts first and answers 503 until the app is built. `wrap` may wrap the app's handler (to watch requests).
+ */
+export async function serveTestApp(
+  db: Db,
+  env: Record<string, string> = {},
+  wrap: (handler: ServeHandler) => ServeHandler = (h) => h,
+): Promise<ServedTestApp> {
+  let handler: ServeHandler = () => new Response("starting", { status: 503 });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  let app: TestApp;
+  try {
+    app = await testApp(db, { BASE_URL: origin, ...env });
+  } catch (e) {
+    await server.shutdown();
+    throw e;
+  }
+  handler = wrap((req, info) => app.app.fetch(req, info));
+  return {
+    app,
+    origin,
+    async close() {
+      await server.shutdown();
+      await app.close();
+    },
+  };
+}
+
 /** Sends a request to `app` as if it came from `ip` over a TCP connection. */
 export function request(
   app: OpenAPIHono<AppEnv>,

@@ -9,7 +9,7 @@ import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+import { openTestDb, serveTestApp, type TestApp, type TestDb } from "./helpers.ts";
 
 /** A served test app with a provider and a seeker, one API key each, and one published listing. */
 export interface McpWorld {
@@ -32,21 +32,14 @@ export interface McpWorld {
 /** Builds an {@linkcode McpWorld}; `env` is passed to `testApp` (e.g. `RATE_LIMIT: "on"`). */
 export async function mcpWorld(env: Record<string, string> = {}): Promise<McpWorld> {
   const tdb = await openTestDb();
-  let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-    new Response("starting", { status: 503 });
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen: () => {} },
-    (req, info) => handler(req, info),
-  );
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const t = await testApp(tdb.db, { BASE_URL: origin, ...env });
   const seen: McpWorld["seen"] = [];
-  handler = (req, info) => {
+  const served = await serveTestApp(tdb.db, env, (fetch) => (req, info) => {
     if (new URL(req.url).pathname === "/mcp") {
       seen.push({ method: req.headers.get("mcp-method"), version: req.headers.get("mcp-protocol-version") });
     }
-    return t.app.fetch(req, info);
-  };
+    return fetch(req, info);
+  });
+  const { origin, app: t } = served;
 
   const officeId = await ensureOffice(tdb.db, "Testbüro MCP");
   const providerId = await insertUser(tdb.db, {
@@ -76,8 +69,7 @@ export async function mcpWorld(env: Record<string, string> = {}): Promise<McpWor
     listingId: listingId!,
     seen,
     async close() {
-      await server.shutdown();
-      t.kv.close();
+      await served.close();
       await tdb.close();
     },
   };

@@ -13,7 +13,7 @@ import { startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { JarBrowser, type Step } from "./browser_jar.ts";
-import { openTestDb, type TestApp, testApp, type TestDb } from "./helpers.ts";
+import { openTestDb, serveTestApp, type TestApp, type TestDb } from "./helpers.ts";
 import { type ClientKind, connectClient } from "./mcp_helpers.ts";
 
 /** Password of every test person. */
@@ -37,12 +37,8 @@ export interface OAuthWorld {
 /** Serves a fresh app on a loopback port with a provider (member of an office) and a seeker. */
 export async function oauthWorld(env: Record<string, string> = {}): Promise<OAuthWorld> {
   const tdb = await openTestDb();
-  let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-    new Response("starting", { status: 503 });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const t = await testApp(tdb.db, { BASE_URL: origin, ...env });
-  handler = (req, info) => t.app.fetch(req, info);
+  const served = await serveTestApp(tdb.db, env);
+  const { origin, app: t } = served;
   const officeId = await ensureOffice(tdb.db, "Büro OAuth");
   const provider = { email: "anbieterin@example.org", userId: "" };
   provider.userId = await createPerson(t.auth, tdb.db, {
@@ -72,8 +68,7 @@ export async function oauthWorld(env: Record<string, string> = {}): Promise<OAut
     seeker,
     listingId: listingId!,
     async close() {
-      await server.shutdown();
-      t.kv.close();
+      await served.close();
       await tdb.close();
     },
   };

@@ -13,7 +13,7 @@ import { insertUser, startMembership } from "../db/accounts.ts";
 import type { Db } from "../db/connection.ts";
 import { insertImported } from "../db/openimmo.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { testApp } from "./helpers.ts";
+import { serveTestApp } from "./helpers.ts";
 import { connectClient, type ConnectedClient } from "./mcp_helpers.ts";
 import { runDeno, type ServiceDb, serviceDb } from "./service_process.ts";
 import { main } from "../tasks/openimmo_import.ts";
@@ -352,12 +352,8 @@ async function toolSteps(
   officeB: string,
   foreign: Json[],
 ): Promise<void> {
-  let handler: (req: Request) => Response | Promise<Response> = () =>
-    new Response("starting", { status: 503 });
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (req) => handler(req));
-  const origin = `http://127.0.0.1:${server.addr.port}`;
-  const app = await testApp(db, { BASE_URL: origin });
-  handler = (req) => app.app.fetch(req);
+  const served = await serveTestApp(db);
+  const { origin, app } = served;
   let client: ConnectedClient | undefined;
   try {
     const userId = await insertUser(db, { email: "import@example.org", name: "Import", role: "seeker" });
@@ -475,7 +471,6 @@ async function toolSteps(
     });
   } finally {
     await client?.close();
-    await server.shutdown();
-    app.kv.close();
+    await served.close();
   }
 }

@@ -14,19 +14,15 @@ import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
 import { bookViewing, createViewingSlots } from "../viewings/viewings.ts";
-import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
+import { closeAfterAll, openTestDb, request, serveTestApp, testApp } from "./helpers.ts";
 import { connectClient } from "./mcp_helpers.ts";
 
 const PASSWORD = "werkbank-geheim-789";
 const tdb = await openTestDb();
 const db = tdb.db;
-let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
-  new Response("starting", { status: 503 });
-const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: () => {} }, (r, i) => handler(r, i));
-const origin = `http://127.0.0.1:${server.addr.port}`;
-const a = await testApp(db, { BASE_URL: origin });
-handler = (req, info) => a.app.fetch(req, info);
-closeAfterAll({ close: () => server.shutdown() }, a, tdb);
+const served = await serveTestApp(db);
+const { origin, app: a } = served;
+closeAfterAll(served, tdb);
 
 const officeA = await ensureOffice(db, "Büro Werkbank A");
 const officeB = await ensureOffice(db, "Büro Werkbank B");
