@@ -14,6 +14,7 @@ import {
   VERIFIED_CALLBACK,
   withOwnAdapter,
 } from "./better_auth.ts";
+import { truncate } from "../text.ts";
 
 /** What asking for an account mail did: asked better-auth to send it (if the account calls for one), or refused. */
 export type MailRequest = "requested" | "limited";
@@ -22,6 +23,14 @@ export type MailRequest = "requested" | "limited";
 export interface RecoveryDeps {
   auth: Auth;
   buckets: TokenBuckets;
+}
+
+/**
+ * An address typed into an account form as the forms compare it: trimmed, lower case, and cut at 320 characters
+ * (no plausible address is longer) so that a pasted text is neither looked up nor shown back whole.
+ */
+export function accountAddress(raw: string | undefined): string {
+  return truncate((raw ?? "").trim().toLowerCase(), 320);
 }
 
 /** The shape of an address the account forms accept (the sign-up rule). */

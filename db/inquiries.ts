@@ -9,8 +9,10 @@ import type { Database } from "./schema.ts";
 /** The handle a function runs on: the database or a transaction. */
 type Q = Kysely<Database>;
 
+/** The statuses of an enquiry (docs/contract.md), in the order they are listed to people. */
+export const INQUIRY_STATUSES = ["open", "answered", "rejected", "closed"] as const;
 /** An enquiry's status. */
-export type InquiryStatus = "open" | "answered" | "rejected" | "closed";
+export type InquiryStatus = (typeof INQUIRY_STATUSES)[number];
 /** Where an enquiry came from. */
 export type InquiryQuelle = "service" | "portal" | "email";
 

@@ -32,6 +32,7 @@ import {
   countInquiriesIn,
   findInquiryThread,
   findPublishedListingOffice,
+  INQUIRY_STATUSES,
   type InquiryMessageRow,
   inquiryOffice,
   type InquiryRow,
@@ -50,6 +51,9 @@ import {
 import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/intake.ts";
 import { kickMail, recordEnquirerMail, replyTokenMatches, withoutQuote } from "./enquirer_mail.ts";
 import type { EnquiryRef } from "./enquiry_address.ts";
+
+/** The statuses of an enquiry, for the adapters that list or filter them. */
+export { INQUIRY_STATUSES };
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";

@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { RESET_PAGE } from "../auth/account_mail.ts";
 import {
+  accountAddress,
   passwordAcceptable,
   plausibleAddress,
   requestPasswordReset,
@@ -18,7 +19,6 @@ import {
 } from "../auth/account_recovery.ts";
 import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { truncate } from "../text.ts";
 import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
@@ -85,7 +85,7 @@ function forgotPage(
 async function forgot(ctx: Ctx, c: C) {
   const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
-  const email = truncate((f.email ?? "").trim().toLowerCase(), 320);
+  const email = accountAddress(f.email);
   if (!plausibleAddress(email)) return forgotPage(ctx, c, { error: "invalidForm", email });
   const sent = await requestPasswordReset({ auth: ctx.auth, buckets: ctx.deps.buckets }, email);
   if (sent === "limited") return forgotPage(ctx, c, { error: "mailLimited", email });

@@ -10,12 +10,11 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { accountHome } from "../auth/account_home.ts";
-import { plausibleAddress, requestVerificationMail } from "../auth/account_recovery.ts";
+import { accountAddress, plausibleAddress, requestVerificationMail } from "../auth/account_recovery.ts";
 import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
-import { truncate } from "../text.ts";
 import { APPS_PAGE } from "./apps_pages.tsx";
 import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
@@ -101,7 +100,7 @@ function signInPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; emai
 async function signIn(ctx: Ctx, c: C) {
   const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
-  const email = truncate((f.email ?? "").trim().toLowerCase(), 320);
+  const email = accountAddress(f.email);
   const oq = oauthQuery(f.oauth_query);
   if (!email || !f.password) return signInPage(ctx, c, { error: "badCredentials", email, oq });
   if (!await signInAllowed(ctx, c, email)) return signInPage(ctx, c, { error: "throttled", email, oq });
@@ -288,7 +287,7 @@ function resendPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; emai
 async function resend(ctx: Ctx, c: C) {
   const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
-  const email = truncate((f.email ?? "").trim().toLowerCase(), 320);
+  const email = accountAddress(f.email);
   if (!plausibleAddress(email)) return resendPage(ctx, c, { error: "invalidForm", email });
   const sent = await requestVerificationMail(recoveryDeps(ctx), email);
   if (sent === "limited") return resendPage(ctx, c, { error: "mailLimited", email });

@@ -9,6 +9,7 @@ import { listProposals } from "../agent/proposals.ts";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import {
   getOfficeInquiry,
+  INQUIRY_STATUSES,
   type InquirySummary,
   type InquiryThread,
   listOfficeInquiries,
@@ -41,7 +42,6 @@ import { ProposalCards } from "./workspace_proposals.tsx";
 
 type C = Context<AppEnv>;
 
-const STATUSES = ["open", "answered", "rejected", "closed"] as const;
 const BASE = `${WORKSPACE}/anfragen`;
 
 /** Adds the enquiry routes (`/anfragen`, `/anfragen/{id}`, its reply and rejection) to the workspace app. */
@@ -56,7 +56,7 @@ async function listPage(ctx: PageCtx, c: C) {
   const m = memberOf(c);
   const l = langOfRequest(c);
   const rawStatus = c.req.query("status");
-  const status = STATUSES.find((s) => s === rawStatus);
+  const status = INQUIRY_STATUSES.find((s) => s === rawStatus);
   const objekt = c.req.query("objekt") || undefined;
   const page = pageParam(c);
   const r = await attempt(
@@ -83,7 +83,7 @@ async function listPage(ctx: PageCtx, c: C) {
           <label for="status">{w(l, "status")}</label>
           <select id="status" name="status">
             <option value="">{w(l, "all")}</option>
-            {STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
+            {INQUIRY_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
           </select>
         </div>
         {objekt && <input type="hidden" name="objekt" value={objekt} />}

@@ -10,6 +10,7 @@ import { originOf } from "../../events/outbox.ts";
 import {
   getOfficeInquiry,
   getSeekerInquiry,
+  INQUIRY_STATUSES,
   type InquirySummary,
   type InquiryThread,
   listOfficeInquiries,
@@ -25,10 +26,9 @@ import {
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
-const STATUSES = ["open", "answered", "rejected", "closed"] as const;
 const QUELLEN = ["service", "portal", "email"] as const;
 
-const STATUS_DE: Record<(typeof STATUSES)[number], string> = {
+const STATUS_DE: Record<(typeof INQUIRY_STATUSES)[number], string> = {
   open: "offen",
   answered: "beantwortet",
   rejected: "abgelehnt",
@@ -44,7 +44,7 @@ const summarySchema = z.object({
   id: z.string().describe("Enquiry id (anfrage_id)."),
   listing_id: z.string(),
   listing_title: z.string().nullable(),
-  status: z.enum(STATUSES),
+  status: z.enum(INQUIRY_STATUSES),
   quelle: z.enum(QUELLEN),
   created_at: z.string().describe("ISO 8601."),
   updated_at: z.string().describe("ISO 8601."),
@@ -72,7 +72,7 @@ const listSchema = z.object({
 const messageResult = z.object({
   inquiry_id: z.string(),
   message_id: z.string(),
-  status: z.enum(STATUSES).describe("Status of the enquiry afterwards."),
+  status: z.enum(INQUIRY_STATUSES).describe("Status of the enquiry afterwards."),
 });
 
 /** A short German line for one enquiry of a list. */
@@ -206,7 +206,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
       "thread with get_inquiry.",
     input: z.object({
       listing_id: idArg("Objekt-ID / listing id").optional(),
-      status: z.enum(STATUSES).optional().describe("open, answered, rejected or closed."),
+      status: z.enum(INQUIRY_STATUSES).optional().describe("open, answered, rejected or closed."),
       ...pagingFields,
     }),
     output: listSchema,
