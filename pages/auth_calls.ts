@@ -55,14 +55,28 @@ export async function callAuth(
   return { status: res.status, body: parsed, setCookies: res.headers.getSetCookie() };
 }
 
-/** The signed-in person of the browser request, or undefined. */
-export async function sessionOf(
-  auth: Auth,
-  c: Context<AppEnv>,
-): Promise<{ userId: string; email: string; name: string } | undefined> {
-  const s = await withOwnAdapter(auth, () => auth.api.getSession({ headers: c.req.raw.headers })).catch(() =>
-    null
-  );
+/** The signed-in person of a browser request. */
+export interface SessionPerson {
+  userId: string;
+  email: string;
+  name: string;
+}
+
+/** The lookup of each request's session, made once (the page middleware and the handler both ask). */
+const sessions = new WeakMap<Request, Promise<SessionPerson | undefined>>();
+
+/** The signed-in person of the browser request, or undefined; looked up once per request. */
+export function sessionOf(auth: Auth, c: Context<AppEnv>): Promise<SessionPerson | undefined> {
+  let found = sessions.get(c.req.raw);
+  if (!found) {
+    found = lookUpSession(auth, c.req.raw.headers);
+    sessions.set(c.req.raw, found);
+  }
+  return found;
+}
+
+async function lookUpSession(auth: Auth, headers: Headers): Promise<SessionPerson | undefined> {
+  const s = await withOwnAdapter(auth, () => auth.api.getSession({ headers })).catch(() => null);
   return s ? { userId: s.user.id, email: s.user.email, name: s.user.name } : undefined;
 }
 
