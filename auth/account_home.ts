@@ -4,15 +4,19 @@
  * (seekers, providers whose membership ended) to their account.
  */
 import type { Db } from "../db/connection.ts";
-import { personAccess } from "../db/accounts.ts";
+import { type PersonAccess, personAccess } from "../db/accounts.ts";
 
 /** The account page of a seeker (it leads on to the connected apps). */
 export const ACCOUNT_PAGE = "/konto";
 /** The agent workspace of a provider with an active membership. */
 export const WORKSPACE_PAGE = "/anbieter";
 
+/** The office whose workspace the person may use: a provider's with an active membership, else undefined. */
+export function workspaceOffice(access: PersonAccess | undefined): string | undefined {
+  return access?.role === "provider" && access.officeId !== null ? access.officeId : undefined;
+}
+
 /** The page `userId` lands on after signing in without an OAuth request. */
 export async function accountHome(db: Db, userId: string): Promise<string> {
-  const access = await personAccess(db, userId);
-  return access?.role === "provider" && access.officeId ? WORKSPACE_PAGE : ACCOUNT_PAGE;
+  return workspaceOffice(await personAccess(db, userId)) ? WORKSPACE_PAGE : ACCOUNT_PAGE;
 }

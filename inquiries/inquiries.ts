@@ -379,6 +379,11 @@ function messageTime(now: Date, inquiry: LockedInquiry): Date {
   return now.getTime() > last ? now : new Date(last + 1);
 }
 
+/** Whether an enquiry in `status` still takes messages, replies and rejections (not once rejected or closed). */
+export function inquiryWritable(status: InquiryStatus): boolean {
+  return status !== "rejected" && status !== "closed";
+}
+
 /** Locks an enquiry within `scope` for a new message; `not_found` outside scope, `conflict` when rejected/closed. */
 async function lockWritable(
   tx: Parameters<typeof lockInquiry>[0],
@@ -387,7 +392,7 @@ async function lockWritable(
 ): Promise<LockedInquiry> {
   const inquiry = await lockInquiry(tx, scope, inquiryId);
   if (!inquiry) throw new AppError("not_found");
-  if (inquiry.status === "rejected" || inquiry.status === "closed") throw new AppError("conflict");
+  if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", "the enquiry is rejected or closed");
   return inquiry;
 }
 

@@ -11,6 +11,7 @@ import { WRITE_METHODS, writeLimit } from "../routes/rate_limit.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { type Lang, langOf } from "./i18n.ts";
 import { personAccess } from "../db/accounts.ts";
+import { workspaceOffice } from "../auth/account_home.ts";
 
 type C = Context<AppEnv>;
 
@@ -43,8 +44,8 @@ export function setHtmlPageHeaders(res: Response): Response {
 
 /**
  * The middleware every page gets: its HTML headers, the signed-in person of a form sent (spec §8 counts signed-in
- * callers per account, others per address), then the write bucket. Each may meet a request more than once (the
- * headers are set again, the person is looked up and the bucket counts once).
+ * callers per account, others per address; the handler reuses that lookup), then the write bucket. Each may meet a
+ * request more than once (the headers are set again, the person is looked up and the bucket counts once).
  */
 export function pageMiddleware(ctx: PageCtx): MiddlewareHandler<AppEnv>[] {
   return [htmlPageHeaders, writerAccount(ctx), writeLimit(ctx.deps)];
@@ -134,8 +135,7 @@ export function wantsHtmlPage(path: string, accept: string | undefined): boolean
   return json.q < html.q || (json.q === html.q && html.at <= json.at);
 }
 
-/** Whether the signed-in person `userId` is a provider with an office (the header then links to `/anbieter`). */
+/** Whether the signed-in person `userId` may use the workspace (the header then links to `/anbieter`). */
 export async function isProvider(ctx: PageCtx, userId: string): Promise<boolean> {
-  const access = await personAccess(ctx.deps.db, userId);
-  return access?.role === "provider" && access.officeId !== null;
+  return workspaceOffice(await personAccess(ctx.deps.db, userId)) !== undefined;
 }

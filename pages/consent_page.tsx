@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { CONSENT_PAGE, grantableScopes, LOGIN_PAGE } from "../auth/better_auth.ts";
 import { personAccess } from "../db/accounts.ts";
+import { workspaceOffice } from "../auth/account_home.ts";
 import { clientById } from "../db/oauth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
@@ -40,7 +41,7 @@ async function consentPage(ctx: Ctx, c: C) {
   const access = await personAccess(ctx.deps.db, session.userId);
   const granted = grantableScopes(requested, access);
   const hasRight = granted.some((s) => s === "lesen" || s === "suchen");
-  const provider = access?.role === "provider" && access.officeId !== null;
+  const provider = workspaceOffice(access) !== undefined;
   let host = "";
   try {
     host = new URL(q.get("redirect_uri") ?? "").host;

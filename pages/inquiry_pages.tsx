@@ -12,6 +12,7 @@ import {
   getSeekerInquiry,
   type InquirySummary,
   type InquiryThread,
+  inquiryWritable,
   listSeekerInquiries,
   MESSAGE_MAX,
   sendSeekerMessage,
@@ -60,7 +61,7 @@ async function listPage(ctx: PageCtx, c: C) {
       lang={l}
       title={t(l, "myEnquiries")}
       signedIn
-      provider={person.role === "provider"}
+      provider={person.workspace}
       csrf={csrfToken(c, ctx.secure)}
     >
       {total === 0 ? <p>{t(l, "noEnquiries")}</p> : <InquiryTable l={l} items={items} />}
@@ -137,7 +138,7 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
       lang={l}
       title={thread.listing_title ?? t(l, "untitled")}
       signedIn
-      provider={person.role === "provider"}
+      provider={person.workspace}
       csrf={csrf}
     >
       {(sent === "anfrage" || sent === "nachricht") && (
@@ -160,7 +161,7 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
       </section>
       <h2 id={WRITE_AGAIN_ID}>{t(l, "writeAgain")}</h2>
       {state.error && <p class="error" role="alert" id={WRITE_ERROR_ID}>{t(l, state.error)}</p>}
-      {thread.status === "rejected" || thread.status === "closed"
+      {!inquiryWritable(thread.status)
         ? <p id="thread-closed">{t(l, "threadClosed")}</p>
         : (
           <form method="post" action={`/konto/anfragen/${thread.id}#${WRITE_AGAIN_ID}`}>

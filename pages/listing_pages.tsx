@@ -18,6 +18,7 @@ import {
 } from "../catalogue/listing.ts";
 import { getPublicListing, searchListings } from "../catalogue/search.ts";
 import { personAccess } from "../db/accounts.ts";
+import { workspaceOffice } from "../auth/account_home.ts";
 import { AppError } from "../errors.ts";
 import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -38,6 +39,8 @@ export interface Person {
   email: string;
   name: string;
   role: "seeker" | "provider";
+  /** Whether they may use the workspace (a provider with an active membership): the header links to it. */
+  workspace: boolean;
 }
 
 /** The signed-in person and their role, or undefined. */
@@ -45,7 +48,9 @@ export async function personOf(ctx: PageCtx, c: C): Promise<Person | undefined> 
   const session = await sessionOf(ctx.auth, c);
   if (!session) return undefined;
   const access = await personAccess(ctx.deps.db, session.userId);
-  return access ? { ...session, role: access.role } : undefined;
+  return access
+    ? { ...session, role: access.role, workspace: workspaceOffice(access) !== undefined }
+    : undefined;
 }
 
 /** A page with one message (error or notice) and the given status. */
@@ -60,7 +65,7 @@ export function messagePage(
       lang={l}
       title={t(l, p.title)}
       signedIn={!!p.person}
-      provider={p.person?.role === "provider"}
+      provider={p.person?.workspace}
       csrf={p.person && csrfToken(c, secure)}
     >
       <p class="error" role="alert">{t(l, p.text)}</p>
@@ -183,7 +188,7 @@ async function searchPage(ctx: PageCtx, c: C) {
       lang={l}
       title={t(l, "searchTitle")}
       signedIn={!!person}
-      provider={person?.role === "provider"}
+      provider={person?.workspace}
       csrf={csrf}
     >
       {!parsed.ok && <FilterProblems l={l} parsed={parsed} />}
@@ -378,7 +383,7 @@ async function listingPage(ctx: PageCtx, c: C, state: EnquiryState) {
       lang={l}
       title={listing.title ?? t(l, "untitled")}
       signedIn={!!person}
-      provider={person?.role === "provider"}
+      provider={person?.workspace}
       csrf={csrf}
     >
       {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}

@@ -4,6 +4,7 @@
  * `no-store` with a strict CSP and counts its writes in the write bucket (`pageMiddleware`). Rules live in
  * `auth/`, `events/` and `db/`; the handlers parse the form, call a domain function, and render.
  */
+import { ACCOUNT_PAGE, WORKSPACE_PAGE } from "../auth/account_home.ts";
 import { Hono } from "hono";
 import type { Auth } from "../auth/better_auth.ts";
 import { CONSENT_PAGE } from "../auth/better_auth.ts";
@@ -22,7 +23,6 @@ import { startPageRoutes } from "./start_page.tsx";
 import { workspacePageRoutes } from "./workspace_pages.tsx";
 
 /** The account's home, which leads to the connected-apps page. */
-const ACCOUNT_HOME = "/konto";
 
 /**
  * The pages sub-app, mounted at "/". The resource sub-apps bring the page middleware themselves; the page-wide
@@ -35,10 +35,10 @@ export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   app.route("/", signInPageRoutes(ctx));
   app.route("/", passwordPageRoutes(ctx));
   app.route(CONSENT_PAGE, consentPageRoutes(ctx));
-  app.get(ACCOUNT_HOME, (c) => c.redirect(APPS_PAGE, 303));
+  app.get(ACCOUNT_PAGE, (c) => c.redirect(APPS_PAGE, 303));
   app.route(APPS_PAGE, appsPageRoutes(ctx));
   app.route(KEYS_PAGE, keyPageRoutes(ctx));
-  app.route("/anbieter", workspacePageRoutes(ctx));
+  app.route(WORKSPACE_PAGE, workspacePageRoutes(ctx));
   app.use("*", ...pageMiddleware(ctx));
   app.route("/", listingPageRoutes(ctx));
   app.route("/", inquiryPageRoutes(ctx));

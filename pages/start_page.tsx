@@ -38,7 +38,7 @@ async function startPage(ctx: PageCtx, c: C) {
       lang={l}
       title={t(l, "startTitle")}
       signedIn={!!person}
-      provider={person?.role === "provider"}
+      provider={person?.workspace}
       csrf={person && csrfToken(c, ctx.secure)}
     >
       <p>{t(l, "startLead")}</p>

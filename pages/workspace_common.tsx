@@ -9,6 +9,7 @@ import type { Child } from "hono/jsx";
 import { LOGIN_PAGE } from "../auth/better_auth.ts";
 import type { Principal } from "../auth/principal.ts";
 import { personAccess } from "../db/accounts.ts";
+import { WORKSPACE_PAGE, workspaceOffice } from "../auth/account_home.ts";
 import { AppError } from "../errors.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
@@ -21,7 +22,7 @@ import { Layout } from "./layout.tsx";
 type C = Context<AppEnv>;
 
 /** The address of the workspace. */
-export const WORKSPACE = "/anbieter";
+export const WORKSPACE = WORKSPACE_PAGE;
 
 /** The workspace's texts: German first, English second. */
 const TEXTS = {
@@ -218,9 +219,9 @@ export function memberGate(ctx: PageCtx): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const session = await sessionOf(ctx.auth, c);
     if (!session) return c.redirect(LOGIN_PAGE, 303);
-    const access = await personAccess(ctx.deps.db, session.userId);
-    if (!access || access.role !== "provider" || access.officeId === null) return notFound(ctx, c);
-    members.set(c.req.raw, { userId: session.userId, officeId: access.officeId });
+    const officeId = workspaceOffice(await personAccess(ctx.deps.db, session.userId));
+    if (!officeId) return notFound(ctx, c);
+    members.set(c.req.raw, { userId: session.userId, officeId });
     return await next();
   };
 }
@@ -391,7 +392,13 @@ const CONFLICTS: Array<[RegExp, string, string]> = [
     "Diese Referenz hat schon ein anderes Objekt Ihres Büros.",
     "Another listing of your office has this reference.",
   ],
-  [/^$/, "Die Anfrage ist abgelehnt oder geschlossen.", "The enquiry is rejected or closed."],
+  [
+    /^the enquiry is rejected or closed$/,
+    "Die Anfrage ist abgelehnt oder geschlossen.",
+    "The enquiry is rejected or closed.",
+  ],
+  [/^the slot has begun$/, "Der Termin hat schon begonnen.", "The slot has already begun."],
+  [/^the slot is full$/, "Der Termin ist ausgebucht.", "The slot is fully booked."],
 ];
 
 /** The reason of a `conflict` in the page's language (named fields and statuses translated), else the detail. */

@@ -12,6 +12,7 @@ import {
   INQUIRY_STATUSES,
   type InquirySummary,
   type InquiryThread,
+  inquiryWritable,
   listOfficeInquiries,
   MESSAGE_MAX,
   rejectInquiry,
@@ -180,7 +181,7 @@ function Thread(
   const { thread: t, problem } = p;
   const l = langOfRequest(p.c);
   const csrf = csrfToken(p.c, p.ctx.secure);
-  const writable = t.status === "open" || t.status === "answered";
+  const writable = inquiryWritable(t.status);
   return (
     <>
       <p>

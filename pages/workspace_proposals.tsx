@@ -167,8 +167,10 @@ function Changes(p: { l: "de" | "en"; v: Proposal }) {
 }
 
 /** Where a proposal form returns: a workspace address, else the proposal list. */
+const BACK = new RegExp(`^${WORKSPACE}(/[a-z0-9/-]*)?(\\?page=[0-9]{1,7})?$`);
+
 function backOf(raw: string | undefined): string {
-  return raw && /^\/anbieter(\/[a-z0-9/-]*)?(\?page=[0-9]{1,7})?$/.test(raw) ? raw : BASE;
+  return raw && BACK.test(raw) ? raw : BASE;
 }
 
 /** The edit the form makes to proposal `v`: a changed text or changed values; undefined when nothing changed. */

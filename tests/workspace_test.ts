@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
 import { createPerson } from "../auth/accounts.ts";
 import type { Principal } from "../auth/principal.ts";
-import { startMembership } from "../db/accounts.ts";
+import { endMembership, startMembership } from "../db/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
@@ -187,6 +187,20 @@ Deno.test("workspace: not signed in goes to the sign-in page", async () => {
   const res = await new Jar().send("/anbieter/objekte");
   assert.equal(res.status, 303);
   assert.equal(res.headers.get("location"), "/anmelden");
+});
+
+Deno.test("the header links to the workspace only for a member: a former member is not sent to a 404", async () => {
+  const formerId = await person("ehemalig.w@example.org", "provider", officeA);
+  await endMembership(db, formerId);
+  const former = await new Jar().signIn("ehemalig.w@example.org");
+  for (const path of ["/", "/objekte", `/objekte/${listingA}`, "/konto/apps"]) {
+    const page = await former.send(path, { headers: { accept: "text/html" } });
+    assert.equal(page.status, 200, path);
+    assert.doesNotMatch(page.html, /href="\/anbieter"/, `${path} links a former member to the workspace`);
+    const member = await janeA.send(path, { headers: { accept: "text/html" } });
+    assert.match(member.html, /href="\/anbieter"/, `${path} links a member to the workspace`);
+  }
+  assert.equal((await former.send("/anbieter")).status, 404);
 });
 
 Deno.test("workspace isolation: 36 attempts answer the same 404 and change nothing", async () => {

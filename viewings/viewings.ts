@@ -17,6 +17,7 @@ import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
 import { spanDe, whenDe } from "./text.ts";
 import { kickMail, recordEnquirerMail } from "../inquiries/enquirer_mail.ts";
+import { inquiryWritable } from "../inquiries/inquiries.ts";
 
 /** The most slots one call may create. */
 export const MAX_SLOTS_PER_CALL = 50;
@@ -296,9 +297,7 @@ export async function bookViewing(
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
-    if (inquiry.status === "rejected" || inquiry.status === "closed") {
-      throw new AppError("conflict", "the enquiry is rejected or closed");
-    }
+    if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", "the enquiry is rejected or closed");
     const current = await sqlv.activeBookingOf(tx, iid);
     if (current?.slot_id === sid) return bookingResult(current.id, slot, iid, false, true);
     if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
