@@ -19,11 +19,18 @@ export function csrfToken(c: Context<AppEnv>, secure: boolean): string {
   return token;
 }
 
+/**
+ * Whether a POST's `Origin` is ours or absent. `Origin: null` (privacy settings, some referrer policies) counts as
+ * absent: then the form's token decides.
+ */
+export function originOk(c: Context<AppEnv>, baseUrl: string): boolean {
+  const origin = c.req.header("origin");
+  return !origin || origin === "null" || origin === new URL(baseUrl).origin;
+}
+
 /** Whether a form POST carries the cookie's token and, when the browser sent one, our own Origin. */
 export function csrfOk(c: Context<AppEnv>, formToken: unknown, baseUrl: string): boolean {
-  // `Origin: null` (privacy settings, some referrer policies) is treated like a missing header: the token decides.
-  const origin = c.req.header("origin");
-  if (origin && origin !== "null" && origin !== new URL(baseUrl).origin) return false;
+  if (!originOk(c, baseUrl)) return false;
   const cookie = getCookie(c, COOKIE);
   return typeof formToken === "string" && !!cookie && timingSafeEqual(cookie, formToken);
 }

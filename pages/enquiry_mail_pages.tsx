@@ -23,10 +23,10 @@ import {
 import { STOP_PATH } from "../inquiries/enquiry_address.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, readForm } from "./common.ts";
-import { csrfOk, csrfToken } from "./csrf.ts";
+import { csrfOk, csrfToken, originOk } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
-import { personOf } from "./listing_pages.tsx";
+import { sessionOf } from "./auth_calls.ts";
 
 type C = Context<AppEnv>;
 
@@ -102,22 +102,16 @@ async function stopPage(ctx: PageCtx, c: C) {
   return c.html(
     <Layout lang={l} title={tx(l, "stopTitle")}>
       <p>{tx(l, "stopAsk")}</p>
+      {/* No CSRF token: the one-click stop POST takes none (the token in the link authorises it). */}
       <form method="post" action={`${STOP_PATH}/${ref}`}>
-        <CsrfField token={csrfToken(c, ctx.secure)} />
         <button type="submit">{tx(l, "stopButton")}</button>
       </form>
     </Layout>,
   );
 }
 
-/** Whether a POST's `Origin` (when a browser sent one) is ours. */
-function sameOriginOrNone(ctx: PageCtx, c: C): boolean {
-  const origin = c.req.header("origin");
-  return !origin || origin === "null" || origin === new URL(ctx.deps.config.baseUrl).origin;
-}
-
 async function stop(ctx: PageCtx, c: C) {
-  if (!sameOriginOrNone(ctx, c)) return messagePage(c, "stopTitle", "badOrigin", 403);
+  if (!originOk(c, ctx.deps.config.baseUrl)) return messagePage(c, "stopTitle", "badOrigin", 403);
   if (!await stopMailsByLink(ctx.deps, c.req.param("ref") ?? "")) {
     return messagePage(c, "notFoundTitle", "notFound", 404);
   }
@@ -125,7 +119,7 @@ async function stop(ctx: PageCtx, c: C) {
 }
 
 async function settingsPage(ctx: PageCtx, c: C, state: { saved?: boolean; error?: boolean }) {
-  const person = await personOf(ctx, c);
+  const person = await sessionOf(ctx.auth, c);
   if (!person) return c.redirect(LOGIN_PAGE, 303);
   const on = await enquiryMailSetting(ctx.deps, person.userId);
   const l = langOfRequest(c);
@@ -149,7 +143,7 @@ async function settingsPage(ctx: PageCtx, c: C, state: { saved?: boolean; error?
 }
 
 async function saveSettings(ctx: PageCtx, c: C) {
-  const person = await personOf(ctx, c);
+  const person = await sessionOf(ctx.auth, c);
   if (!person) return c.redirect(LOGIN_PAGE, 303);
   const form = await readForm(c);
   if (!csrfOk(c, form._csrf, ctx.deps.config.baseUrl) || form.gesendet !== "1") {
