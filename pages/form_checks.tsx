@@ -3,7 +3,7 @@
  * answer with when one fails.
  */
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, type PageCtx, readForm } from "./common.ts";
@@ -43,4 +43,19 @@ export async function signedInForm(
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
   return { f, userId: session.userId };
+}
+
+/** A new password's field (sign-up, password reset), with the password rule's lengths for the browser. */
+export function PasswordInput(p: { id: string }) {
+  return (
+    <input
+      id={p.id}
+      name={p.id}
+      type="password"
+      required
+      minlength={PASSWORD_MIN_LENGTH}
+      maxlength={PASSWORD_MAX_LENGTH}
+      autocomplete="new-password"
+    />
+  );
 }

@@ -17,12 +17,12 @@ import {
   resetPassword,
   resetTokenUsable,
 } from "../auth/account_recovery.ts";
-import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
+import { LOGIN_PAGE, PASSWORD_MAX_LENGTH } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
-import { csrfForm } from "./form_checks.tsx";
+import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { t } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 import { FORGOT_PAGE } from "./sign_in_pages.tsx";
@@ -117,20 +117,6 @@ function passwordForm(ctx: Ctx, c: C, token: string, error: PageMsg | undefined)
       </form>
     </Layout>,
     error ? 400 : 200,
-  );
-}
-
-function PasswordInput(p: { id: string }) {
-  return (
-    <input
-      id={p.id}
-      name={p.id}
-      type="password"
-      required
-      minlength={PASSWORD_MIN_LENGTH}
-      maxlength={PASSWORD_MAX_LENGTH}
-      autocomplete="new-password"
-    />
   );
 }
 

@@ -10,8 +10,13 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { accountHome } from "../auth/account_home.ts";
-import { accountAddress, plausibleAddress, requestVerificationMail } from "../auth/account_recovery.ts";
-import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
+import {
+  accountAddress,
+  passwordAcceptable,
+  plausibleAddress,
+  requestVerificationMail,
+} from "../auth/account_recovery.ts";
+import { LOGIN_PAGE } from "../auth/better_auth.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
@@ -20,7 +25,7 @@ import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { langOfRequest, oauthQuery, type PageCtx, pageMiddleware, queryOf } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
-import { csrfForm } from "./form_checks.tsx";
+import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 
@@ -187,14 +192,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
               value={p.email ?? ""}
             />
             <label for="password">{t(l, "password")} ({t(l, "passwordHint")})</label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              required
-              minlength={10}
-              autocomplete="new-password"
-            />
+            <PasswordInput id="password" />
             <button type="submit">{t(l, "signUp")}</button>
           </form>
         )}
@@ -215,7 +213,7 @@ async function signUp(ctx: Ctx, c: C) {
   if (!plausibleAddress(email) || !name || name.length > 100) {
     return signUpPage(ctx, c, { error: "invalidForm", email, name });
   }
-  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+  if (!passwordAcceptable(password)) {
     return signUpPage(ctx, c, { error: "weakPassword", email, name });
   }
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-up/email", {
