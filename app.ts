@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // API paths and clients that prefer JSON (or do not accept HTML) get {"error":"not_found"}.
   app.notFound(async (c) => {
     await writes(c, () => Promise.resolve());
-    if (wantsHtmlPage(c.req.path, c.req.header("accept"))) return await notFoundHtml(c);
+    if (wantsHtmlPage(c)) return await notFoundHtml(c);
     return await notFound(c);
   });
   return app;

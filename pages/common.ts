@@ -3,6 +3,7 @@
  * OAuth query, dates.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { accepts } from "hono/accepts";
 import type { Auth } from "../auth/better_auth.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -107,32 +108,16 @@ export function when(l: Lang, d: Date | string): string {
 /** Paths that belong to API clients: they always get JSON errors, whatever they accept. */
 const API_PATHS = /^\/(api(\/|$)|mcp(\/|$)|\.well-known(\/|$)|healthz(\/|$))/;
 
-/** The quality (0–1) an Accept header gives to `type` ("text/html"), by its most specific matching entry. */
-function acceptQuality(accept: string, type: string): { q: number; at: number } {
-  const [major] = type.split("/");
-  let best = { q: 0, at: Infinity, specificity: -1 };
-  accept.split(",").forEach((entry, at) => {
-    const [range = "", ...params] = entry.split(";").map((s) => s.trim().toLowerCase());
-    const specificity = range === type ? 2 : range === `${major}/*` ? 1 : range === "*/*" ? 0 : -1;
-    if (specificity <= best.specificity) return;
-    const qParam = params.find((p) => p.startsWith("q="));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    best = { q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0, at, specificity };
-  });
-  return { q: best.q, at: best.at };
-}
-
 /**
- * Whether a request for `path` with this Accept header gets an HTML page (start page, 404 page) rather than JSON:
- * never under `/api/`, `/mcp`, `/.well-known/`, `/healthz`; otherwise when Accept names text/html with a quality
- * above 0 and does not prefer application/json (a higher quality, or an equal one listed first).
+ * Whether the request gets an HTML page (start page, 404 page) rather than JSON: never under `/api/`, `/mcp`,
+ * `/.well-known/`, `/healthz`; otherwise when Accept names text/html and prefers it to application/json (hono's
+ * `accepts`: a higher quality, or an equal one listed first).
  */
-export function wantsHtmlPage(path: string, accept: string | undefined): boolean {
-  if (API_PATHS.test(path) || !accept || !/text\/html/i.test(accept)) return false;
-  const html = acceptQuality(accept, "text/html");
-  const json = acceptQuality(accept, "application/json");
-  if (html.q <= 0) return false;
-  return json.q < html.q || (json.q === html.q && html.at <= json.at);
+export function wantsHtmlPage(c: C): boolean {
+  const accept = c.req.header("accept");
+  if (API_PATHS.test(c.req.path) || !accept || !/text\/html/i.test(accept)) return false;
+  const supports = ["text/html", "application/json"];
+  return accepts(c, { header: "Accept", supports, default: "application/json" }) === "text/html";
 }
 
 /** Whether the signed-in person `userId` may use the workspace (the header then links to `/anbieter`). */

@@ -23,7 +23,7 @@ const OPENAPI_DOC = "/api/public/openapi.json";
 /** The start page route, mounted at "/" after the page middleware. */
 export function startPageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/", (c) => wantsHtmlPage(c.req.path, c.req.header("accept")) ? startPage(ctx, c) : c.notFound());
+  app.get("/", (c) => wantsHtmlPage(c) ? startPage(ctx, c) : c.notFound());
   return app;
 }
 
