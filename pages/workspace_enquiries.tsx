@@ -18,7 +18,6 @@ import {
   rejectInquiry,
   replyToInquiry,
 } from "../inquiries/inquiries.ts";
-import { stockTitles } from "../catalogue/stock.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
@@ -135,18 +134,17 @@ export function InquiryRows(p: { l: Lang; items: InquirySummary[] }) {
 async function threadPage(ctx: PageCtx, c: C, problem?: FormProblem, kept?: Record<string, string>) {
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
-  const found = await attempt(ctx, c, async () => ({
-    thread: await getOfficeInquiry(ctx.deps, m.officeId, id),
-    drafts: await listProposals(ctx.deps, m.officeId, {
-      anfrage_id: id,
-      status: "offen",
-      page: 1,
-      page_size: 20,
-    }),
-  }), () => notFound(ctx, c));
+  const found = await attempt(ctx, c, async () => {
+    const [thread, drafts] = await Promise.all([
+      getOfficeInquiry(ctx.deps, m.officeId, id),
+      listProposals(ctx.deps, m.officeId, { anfrage_id: id, status: "offen", page: 1, page_size: 20 }),
+    ]);
+    return { thread, drafts };
+  }, () => notFound(ctx, c));
   if (found instanceof Response) return found;
   const { thread, drafts } = found;
-  const titles = await stockTitles(ctx.deps.db, m.officeId, [thread.listing_id]);
+  // The drafts are about this enquiry's listing, whose title the thread already has.
+  const titles = new Map(thread.listing_title ? [[thread.listing_id, thread.listing_title]] : []);
   return c.html(
     <WsPage ctx={ctx} c={c} title={thread.listing_title ?? w(langOfRequest(c), "enquiries")} at="enquiries">
       <Thread ctx={ctx} c={c} thread={thread} problem={problem} kept={kept}>

@@ -371,15 +371,16 @@ async function save(ctx: PageCtx, c: C) {
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
-  const current = await attempt(ctx, c, () => getStock(ctx.deps.db, m.officeId, id), () => notFound(ctx, c));
-  if (current instanceof Response) return current;
   const fields = fieldsOf(f);
-  if ("fields" in fields && Array.isArray(fields.fields)) return await editPage(ctx, c, current, fields, f);
+  if ("fields" in fields && Array.isArray(fields.fields)) {
+    return await againWith(ctx, c, id, (current) => editPage(ctx, c, current, fields, f));
+  }
+  // The listing is read only to show the form again: updateStock answers not_found itself.
   const saved = await attempt(
     ctx,
     c,
     () => updateStock(ctx.deps.db, m.officeId, id, fields as StockFields, nowOf(ctx.deps)),
-    (problem) => editPage(ctx, c, current, problem, f),
+    (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
   );
   if (saved instanceof Response) return saved;
   return c.redirect(`${BASE}/${saved.id}?ok=saved`, 303);
@@ -411,11 +412,10 @@ async function upload(ctx: PageCtx, c: C) {
   if (form instanceof Response) return form;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
-  const current = await attempt(ctx, c, () => getStock(ctx.deps.db, m.officeId, id), () => notFound(ctx, c));
-  if (current instanceof Response) return current;
   const sorte = FILE_SORTS.find((s) => s === form.fields.sorte);
   if (!form.file || !sorte) {
-    return await editPage(ctx, c, current, { fields: [!form.file ? "datei" : "sorte"] });
+    const fields = [!form.file ? "datei" : "sorte"];
+    return await againWith(ctx, c, id, (current) => editPage(ctx, c, current, { fields }));
   }
   const file = form.file;
   const done = await attempt(
@@ -430,8 +430,33 @@ async function upload(ctx: PageCtx, c: C) {
         origin: null,
       }),
     (problem) =>
-      editPage(ctx, c, current, { fields: problem.fields.map((x) => x === "inhalt" ? "datei" : x) }),
+      againWith(
+        ctx,
+        c,
+        id,
+        (current) =>
+          editPage(ctx, c, current, { fields: problem.fields.map((x) => x === "inhalt" ? "datei" : x) }),
+      ),
   );
   if (done instanceof Response) return done;
-  return c.redirect(`${BASE}/${current.id}?ok=saved#h-docs`, 303);
+  return c.redirect(`${BASE}/${id}?ok=saved#h-docs`, 303);
+}
+
+/**
+ * The edit form shown again with a problem: the listing is read only now (the write already answered
+ * not_found for another office's or an unknown listing); gone meanwhile, the workspace's 404 page.
+ */
+async function againWith(
+  ctx: PageCtx,
+  c: C,
+  id: string,
+  page: (current: StockListing) => Response | Promise<Response>,
+): Promise<Response> {
+  const current = await attempt(
+    ctx,
+    c,
+    () => getStock(ctx.deps.db, memberOf(c).officeId, id),
+    () => notFound(ctx, c),
+  );
+  return current instanceof Response ? current : await page(current);
 }

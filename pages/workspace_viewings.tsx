@@ -12,6 +12,7 @@ import {
   cancelViewingSlot,
   createViewingSlots,
   listOfficeViewings,
+  MAX_SLOT_MS,
   MAX_SLOTS_PER_CALL,
   moveViewingSlot,
   PLACES,
@@ -42,8 +43,8 @@ import {
 type C = Context<AppEnv>;
 
 const BASE = `${WORKSPACE}/termine`;
-/** The longest slot the form offers, in minutes (the domain allows 12 hours). */
-const MINUTES_MAX = 720;
+/** The longest slot the form offers, in minutes: the domain's longest slot. */
+const MINUTES_MAX = MAX_SLOT_MS / 60_000;
 
 /** Adds the viewing routes (`/termine`, creating, moving and cancelling slots) to the workspace app. */
 export function viewingRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
