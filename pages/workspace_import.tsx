@@ -131,19 +131,26 @@ async function runImport(ctx: PageCtx, c: C) {
   const publish = form.fields.veroeffentlichen === "ja";
   if (!form.file) return importPage(ctx, c, { problem: { fields: ["datei"] }, publish });
   const bytes = new Uint8Array(await form.file.arrayBuffer());
-  const probe = await sha256Hex(new Uint8Array([...bytes, publish ? 1 : 0]));
+  // The fingerprint of the file and the publish choice: the import runs only for the file the dry run showed.
+  const marked = new Uint8Array(bytes.length + 1);
+  marked.set(bytes);
+  marked[bytes.length] = publish ? 1 : 0;
+  const probe = await sha256Hex(marked);
   const dryRun = form.fields.probe !== probe;
-  const summary = await attempt(ctx, c, async () => {
-    const s = await importOpenImmo(ctx.deps.db, m.officeId, bytes, {
-      now: nowOf(ctx.deps),
-      publish,
-      dryRun,
-      reactions: ctx.deps.reactions,
-      origin: null,
-    });
-    ctx.deps.events?.kick();
-    return s;
-  }, () => importPage(ctx, c, { problem: { fields: ["datei"] }, publish }));
+  const summary = await attempt(
+    ctx,
+    c,
+    () =>
+      importOpenImmo(ctx.deps.db, m.officeId, bytes, {
+        now: nowOf(ctx.deps),
+        publish,
+        dryRun,
+        reactions: ctx.deps.reactions,
+        origin: null,
+        events: ctx.deps.events,
+      }),
+    () => importPage(ctx, c, { problem: { fields: ["datei"] }, publish }),
+  );
   if (summary instanceof Response) return summary;
   return importPage(ctx, c, { summary, probe, publish });
 }

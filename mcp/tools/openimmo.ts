@@ -71,8 +71,8 @@ export function registerOpenImmoTools(server: ToolTarget, deps: AppDeps): void {
       publish: veroeffentlichen === true,
       reactions: deps.reactions,
       origin: originOf(principal),
+      events: deps.events,
     });
-    deps.events?.kick();
     return { data: summary, text: summaryText(summary) };
   });
 }
