@@ -12,9 +12,3 @@ drop function listing_stats_after_delete();
 drop function listing_stats_after_truncate();
 drop function listing_stats_add(bigint);
 drop table listing_stats;
-
--- The service plans every statement for its values (plan_cache_mode = force_custom_plan, db/connection.ts), which
--- searches need. The count triggers' statements do not depend on their values: they keep one plan per session,
--- instead of planning the 40-row upsert at every publish (0.3 ms of a 1.5 ms publish at 1,000,000 listings).
-alter function listing_counts_add(listing_count_delta[]) set plan_cache_mode = force_generic_plan;
-alter function listing_counts_after() set plan_cache_mode = force_generic_plan;
