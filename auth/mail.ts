@@ -70,7 +70,7 @@ export async function sendMail(
 ): Promise<{ id: string; sent: boolean }> {
   const now = nowOfMail(deps);
   const smtp = !!deps.config.smtpUrl;
-  const id = await insertMail(deps.db, {
+  const id = await insertMail(deps.db.kysely, {
     ...mail,
     nextAttemptAt: smtp ? now : null,
     leaseUntil: smtp ? new Date(now.getTime() + MAIL_LEASE_MS) : null,

@@ -42,27 +42,23 @@ export async function stopInquiryMails(q: Q, inquiryId: string, at: Date): Promi
     .where("inquiry_id", "=", inquiryId).where("stopped_at", "is", null).execute();
 }
 
-/** What a mail about an enquiry needs: the enquirer's address and account, the listing's public title, its office. */
+/**
+ * What a mail about an enquiry needs: the enquirer's address, the listing's public title, and whether the
+ * enquirer's account switched such mails off.
+ */
 export interface InquiryMailFacts {
   email: string;
-  seekerId: string | null;
-  officeId: string;
-  status: "open" | "answered" | "rejected" | "closed";
   listingTitle: string | null;
+  mailsOff: boolean;
 }
 
 /** The facts of enquiry `inquiryId` for a mail, or undefined when it does not exist. */
 export async function inquiryMailFacts(q: Q, inquiryId: string): Promise<InquiryMailFacts | undefined> {
   const row = await q.selectFrom("inquiries as i").innerJoin("listings as l", "l.id", "i.listing_id")
-    .select(["i.email", "i.seeker_id", "i.office_id", "i.status", "l.title"])
+    .leftJoin("enquiry_mail_settings as s", "s.user_id", "i.seeker_id")
+    .select(["i.email", "l.title", "s.mails_off"])
     .where("i.id", "=", inquiryId).executeTakeFirst();
-  return row && {
-    email: row.email,
-    seekerId: row.seeker_id,
-    officeId: row.office_id,
-    status: row.status,
-    listingTitle: row.title,
-  };
+  return row && { email: row.email, listingTitle: row.title, mailsOff: row.mails_off ?? false };
 }
 
 /** Whether seeker account `userId` switched mails about its enquiries off. */

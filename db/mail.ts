@@ -20,9 +20,8 @@ export interface NewMail {
 }
 
 /** Records a mail with `q` (the database or the transaction of the action that causes it); returns its id. */
-export async function insertMail(q: Db | Q, m: NewMail): Promise<string> {
-  const k = "kysely" in q ? q.kysely : q;
-  const row = await k.insertInto("mail_outbox").values({
+export async function insertMail(q: Q, m: NewMail): Promise<string> {
+  const row = await q.insertInto("mail_outbox").values({
     to_address: m.to,
     subject: m.subject,
     body: m.body,

@@ -43,33 +43,15 @@ export type EnquirerNotice =
 
 type Tx = Kysely<Database>;
 
-/** Whether `given` is the enquiry's reply token (constant time); false when the enquiry has none. */
-export async function replyTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
+/** Whether `ref`'s token is the enquiry's `which` token (constant time); false when the enquiry has none. */
+async function tokenMatches(q: Tx, ref: EnquiryRef, which: "replyToken" | "stopToken"): Promise<boolean> {
   const tokens = await inquiryMailTokens(q, ref.inquiryId);
-  return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens.replyToken, ref.token);
+  return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens[which], ref.token);
 }
 
-/** Whether `ref` names an enquiry and its stop token (constant time). */
-export async function stopTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
-  const tokens = await inquiryMailTokens(q, ref.inquiryId);
-  return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens.stopToken, ref.token);
-}
-
-/** Stops mails about the enquiry of `ref` when its stop token matches; returns whether it did (or had). */
-export async function stopEnquiryMails(q: Tx, ref: EnquiryRef, now: Date): Promise<boolean> {
-  if (!await stopTokenMatches(q, ref)) return false;
-  await stopInquiryMails(q, ref.inquiryId, now);
-  return true;
-}
-
-/** Whether seeker account `userId` gets mails about its enquiries (on unless switched off). */
-export async function enquiryMailsOn(q: Tx, userId: string): Promise<boolean> {
-  return !await enquiryMailsOff(q, userId);
-}
-
-/** Switches mails about seeker account `userId`'s enquiries on or off. */
-export async function setEnquiryMails(q: Tx, userId: string, on: boolean, now: Date): Promise<void> {
-  await setEnquiryMailsOff(q, userId, !on, now);
+/** Whether `ref` names an enquiry and its reply token (constant time): an answer by mail may be taken. */
+export function replyTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
+  return tokenMatches(q, ref, "replyToken");
 }
 
 /** The listing title as the mail names it. */
@@ -135,8 +117,7 @@ export async function recordEnquirerMail(
   now: Date,
 ): Promise<string | null> {
   const facts = await inquiryMailFacts(tx, inquiryId);
-  if (!facts) return null;
-  if (facts.seekerId && await enquiryMailsOff(tx, facts.seekerId)) return null;
+  if (!facts || facts.mailsOff) return null;
   const tokens = await ensureInquiryMailTokens(tx, inquiryId, {
     replyToken: newMailToken(),
     stopToken: newMailToken(),
@@ -186,7 +167,7 @@ export function kickMail(deps: { jobs?: JobQueue | undefined; events?: EventRunt
 /** Whether `refText` (`<32 hex>-<stop token>` of a stop link) names an enquiry and its stop token. */
 export async function stopLinkValid(deps: Pick<AppDeps, "db">, refText: string): Promise<boolean> {
   const ref = parseEnquiryRef(refText);
-  return !!ref && await stopTokenMatches(deps.db.kysely, ref);
+  return !!ref && await tokenMatches(deps.db.kysely, ref, "stopToken");
 }
 
 /**
@@ -198,12 +179,14 @@ export async function stopMailsByLink(
   refText: string,
 ): Promise<boolean> {
   const ref = parseEnquiryRef(refText);
-  return !!ref && await stopEnquiryMails(deps.db.kysely, ref, nowOf(deps));
+  if (!ref || !await tokenMatches(deps.db.kysely, ref, "stopToken")) return false;
+  await stopInquiryMails(deps.db.kysely, ref.inquiryId, nowOf(deps));
+  return true;
 }
 
 /** Whether seeker account `userId` gets mails about its enquiries. */
 export async function enquiryMailSetting(deps: Pick<AppDeps, "db">, userId: string): Promise<boolean> {
-  return await enquiryMailsOn(deps.db.kysely, userId);
+  return !await enquiryMailsOff(deps.db.kysely, userId);
 }
 
 /** Switches mails about seeker account `userId`'s enquiries on or off (takes effect for the next action). */
@@ -212,5 +195,5 @@ export async function setEnquiryMailSetting(
   userId: string,
   on: boolean,
 ): Promise<void> {
-  await setEnquiryMails(deps.db.kysely, userId, on, nowOf(deps));
+  await setEnquiryMailsOff(deps.db.kysely, userId, !on, nowOf(deps));
 }
