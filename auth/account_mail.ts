@@ -15,9 +15,9 @@ import type { Mail } from "./mail.ts";
 export type { AccountMailKind } from "../db/kv_keys.ts";
 
 /** At most one account mail of a kind per address in this window: one token, refilled after 2 minutes. */
-export const MAIL_SHORT_RULE: BucketRule = { rate: 1 / 120, burst: 1 };
+const MAIL_SHORT_RULE: BucketRule = { rate: 1 / 120, burst: 1 };
 /** At most five account mails of a kind per address a day. */
-export const MAIL_DAY_RULE: BucketRule = { rate: 5 / 86_400, burst: 5 };
+const MAIL_DAY_RULE: BucketRule = { rate: 5 / 86_400, burst: 5 };
 
 /** Lifetime of a password-reset link in seconds (one hour). */
 export const RESET_TOKEN_SECONDS = 3600;

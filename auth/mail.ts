@@ -48,7 +48,7 @@ export interface MailDeps {
 export const MAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000] as const;
 
 /** How long a sender holds a claimed mail: longer than one SMTP send may take. */
-export const MAIL_LEASE_MS = 3 * SMTP_TIMEOUT_MS;
+const MAIL_LEASE_MS = 3 * SMTP_TIMEOUT_MS;
 
 /** Mails one sender run claims at most. */
 const MAIL_BATCH = 20;

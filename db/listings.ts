@@ -100,7 +100,7 @@ export async function searchPublishedListings(
 }
 
 /** One statement as text with `$n` placeholders and its parameters. */
-export interface SqlText {
+interface SqlText {
   /** Statement text. */
   text: string;
   /** Parameter values in placeholder order. */

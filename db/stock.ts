@@ -108,7 +108,7 @@ export async function findStockRow(
 }
 
 /** What the office's stock list is filtered by: one status, and a text in title, reference, city or postal code. */
-export interface StockFilter {
+interface StockFilter {
   status?: StockStatus | undefined;
   /** Matched case-insensitively as a substring (`%` and `_` are taken literally). */
   search?: string | undefined;

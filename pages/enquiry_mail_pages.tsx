@@ -31,7 +31,7 @@ import { sessionOf } from "./auth_calls.ts";
 type C = Context<AppEnv>;
 
 /** The path of the mail settings page. */
-export const MAIL_SETTINGS_PAGE = "/konto/benachrichtigungen";
+const MAIL_SETTINGS_PAGE = "/konto/benachrichtigungen";
 
 const TEXT = {
   de: {

@@ -145,7 +145,7 @@ const filterForm = z.object({
 });
 
 /** The parsed search form: the filter, or the fields that were wrong (and whether min > max price). */
-export type ParsedSearch =
+type ParsedSearch =
   | { ok: true; filter: ListingFilter }
   | { ok: false; fields: FormField[]; priceOrder: boolean };
 

@@ -37,7 +37,7 @@ const SIGN_UP_PAGE = "/registrieren";
 /** The address the sign-out form posts to. */
 const SIGN_OUT_PATH = "/abmelden";
 /** The page that sends a new e-mail confirmation link. */
-export const RESEND_PAGE = "/bestaetigung-anfordern";
+const RESEND_PAGE = "/bestaetigung-anfordern";
 /** The page that sends a password-reset link (`pages/password_pages.tsx`). */
 export const FORGOT_PAGE = "/passwort-vergessen";
 

@@ -16,7 +16,6 @@ import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
-import { csrfForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { Layout } from "./layout.tsx";
 
@@ -195,7 +194,7 @@ const TEXTS = {
 } as const;
 
 /** A text key of the workspace. */
-export type WsKey = keyof typeof TEXTS;
+type WsKey = keyof typeof TEXTS;
 
 /** The workspace text `key` in `lang` (an unknown key is shown as it is). */
 export function w(l: Lang, key: WsKey | string): string {
@@ -309,11 +308,6 @@ export function WsPage(p: WsPageProps) {
   );
 }
 
-/** The form of a POST whose CSRF token checks out, or the 403 page to send instead. */
-export async function memberForm(ctx: PageCtx, c: C): Promise<Record<string, string> | Response> {
-  return await csrfForm(ctx, c);
-}
-
 /** A problem with a form, shown above it: the fields named (and marked) or a state conflict. */
 export interface FormProblem {
   fields: string[];
@@ -348,7 +342,7 @@ export async function attempt<T>(
 }
 
 /** The 429 page. */
-export function tooMany(c: C) {
+function tooMany(c: C) {
   const l = langOfRequest(c);
   return c.html(
     <Layout lang={l} title={w(l, "tooMany")}>
@@ -359,7 +353,7 @@ export function tooMany(c: C) {
 }
 
 /** The field an `invalid_request` detail names ("start: must be …", "slots.2.start", "aenderungen.x" → "start"). */
-export function fieldOfDetail(detail: string): string {
+function fieldOfDetail(detail: string): string {
   const head = detail.split(":")[0]!.trim();
   const parts = head.split(".").filter((s) => !/^[0-9]+$/.test(s));
   return parts.at(-1) || "form";

@@ -3,6 +3,7 @@
  * one thread with the enquirer's details, reply and reject, and the agent's open drafts for it. Thin adapters over
  * `inquiries/inquiries.ts` and `agent/proposals.ts`, the functions of `reply_to_inquiry` and `reject_inquiry`.
  */
+import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import { listProposals } from "../agent/proposals.ts";
@@ -27,7 +28,6 @@ import {
   attempt,
   bad,
   type FormProblem,
-  memberForm,
   memberOf,
   notFound,
   Opt,
@@ -243,7 +243,7 @@ function Thread(
 }
 
 async function reply(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
@@ -258,7 +258,7 @@ async function reply(ctx: PageCtx, c: C) {
 }
 
 async function reject(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";

@@ -4,6 +4,7 @@
  * report before anything is written. Thin adapters over `catalogue/stock.ts`, `documents/files.ts` and
  * `catalogue/openimmo_import.ts`, the functions of the stock, document and import MCP tools.
  */
+import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT, PROPERTY_TYPES, TRANSACTION_TYPES } from "../catalogue/listing.ts";
 import {
@@ -32,7 +33,6 @@ import {
   attempt,
   bad,
   type FormProblem,
-  memberForm,
   memberOf,
   notFound,
   Opt,
@@ -327,7 +327,7 @@ function Documents(
 }
 
 /** The listing fields of the form (empty clears a field), or the fields that are wrong. */
-export function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
+function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
   const raw: Record<string, unknown> = {};
   const wrong: string[] = [];
   for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"]) {
@@ -351,7 +351,7 @@ export function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
 }
 
 async function create(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const fields = fieldsOf(f);
@@ -367,7 +367,7 @@ async function create(ctx: PageCtx, c: C) {
 }
 
 async function save(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
@@ -387,7 +387,7 @@ async function save(ctx: PageCtx, c: C) {
 }
 
 async function changeStatus(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";

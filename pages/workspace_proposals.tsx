@@ -3,6 +3,7 @@
  * rejections, property changes read from documents) with approve, edit and approve, discard; and the office's
  * templates of drafts. Thin adapters over `agent/proposals.ts`, the functions of the proposal MCP tools.
  */
+import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import {
   approveProposal,
@@ -28,7 +29,6 @@ import {
   attempt,
   type FormProblem,
   type Member,
-  memberForm,
   memberOf,
   pageParam,
   Pager,
@@ -190,7 +190,7 @@ function editOf(v: Proposal, f: Record<string, string>): ProposalEdit | undefine
 }
 
 async function approve(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
@@ -203,7 +203,7 @@ async function approve(ctx: PageCtx, c: C) {
 }
 
 async function discard(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const done = await attempt(
@@ -217,7 +217,7 @@ async function discard(ctx: PageCtx, c: C) {
 }
 
 async function saveTemplate(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const art = TEMPLATE_KINDS.find((k) => k === f.art);

@@ -3,6 +3,7 @@
  * them; creating several slots at once, moving and cancelling one. Thin adapters over `viewings/viewings.ts`, the
  * functions of `create_viewing_slots`, `list_viewings`, `move_viewing_slot` and `cancel_viewing_slot`.
  */
+import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { nowOf } from "../deps.ts";
@@ -28,7 +29,6 @@ import {
   berlinIso,
   berlinParts,
   type FormProblem,
-  memberForm,
   memberOf,
   notFound,
   pageParam,
@@ -243,7 +243,7 @@ function slotsOf(f: Record<string, string>): SlotInput[] | FormProblem {
 const DOMAIN_FIELD: Record<string, string> = { slots: "count", end: "minutes" };
 
 async function create(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const slots = slotsOf(f);
@@ -259,7 +259,7 @@ async function create(ctx: PageCtx, c: C) {
 }
 
 async function move(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const start = berlinIso(f.date ?? "", f.start ?? "");
@@ -277,7 +277,7 @@ async function move(ctx: PageCtx, c: C) {
 }
 
 async function cancel(ctx: PageCtx, c: C) {
-  const f = await memberForm(ctx, c);
+  const f = await csrfForm(ctx, c);
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const done = await attempt(

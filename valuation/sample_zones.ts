@@ -31,7 +31,7 @@ export const SAMPLE_ZONE_FILES: ReadonlyArray<readonly [string, StateCode]> = [
 /** Stichtag of the invented city zones: older than every fixture file's. */
 export const CITY_ZONE_STICHTAG = "2021-01-01";
 /** Invented land value of a city zone as a share of the city's typical apartment price per m². */
-export const CITY_ZONE_SHARE = 0.3;
+const CITY_ZONE_SHARE = 0.3;
 /** Half the height and width of a city zone in degrees (the sample generator spreads ± 0.04° and ± 0.06°). */
 const HALF_LAT = 0.045;
 const HALF_LNG = 0.065;
