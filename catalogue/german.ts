@@ -33,6 +33,7 @@ function formats(locale: string) {
     whole: new Intl.NumberFormat(locale, { ...money, maximumFractionDigits: 0 }),
     cents: new Intl.NumberFormat(locale, { ...money, minimumFractionDigits: 2, maximumFractionDigits: 2 }),
     decimal: new Intl.NumberFormat(locale, { maximumFractionDigits: 2, signDisplay: "negative" }),
+    form: new Intl.NumberFormat(locale, { maximumFractionDigits: 6 }),
   };
 }
 
@@ -68,7 +69,7 @@ export function decimal(v: number | null | undefined, lang: NumberLang = "de"): 
 
 /** A number as a form shows it back: up to six decimals, grouped ("500.000", "2,5"; English "500,000"). */
 export function formDecimal(v: number, lang: NumberLang = "de"): string {
-  return new Intl.NumberFormat(LOCALE[lang], { maximumFractionDigits: 6 }).format(v);
+  return FORMATS[lang].form.format(v);
 }
 
 /** A listing's asked price: whole euros for a purchase, to the cent for a rent or an unknown kind; "" if none. */

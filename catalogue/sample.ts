@@ -17,6 +17,9 @@ interface City {
   rent: number;
 }
 
+/** How far sample listings lie around their city's centre: the full height and width in degrees. */
+export const SAMPLE_SPREAD = { lat: 0.08, lng: 0.12 } as const;
+
 /** Cities of the sample catalogue, with real postal codes and coordinates and typical 2026 price levels. */
 export const SAMPLE_CITIES: readonly City[] = [
   {
@@ -291,8 +294,8 @@ export function sampleListing(i: number, rand: () => number, now: number): Sampl
     asked_price: withPrice ? shape.price : null,
     total_rooms: shape.rooms,
     square_meters: shape.sqm,
-    latitude: withCoords ? round(city.lat + (rand() - 0.5) * 0.08, 6) : null,
-    longitude: withCoords ? round(city.lng + (rand() - 0.5) * 0.12, 6) : null,
+    latitude: withCoords ? round(city.lat + (rand() - 0.5) * SAMPLE_SPREAD.lat, 6) : null,
+    longitude: withCoords ? round(city.lng + (rand() - 0.5) * SAMPLE_SPREAD.lng, 6) : null,
     published_at: status === "draft" ? null : new Date(now - Math.floor(rand() * 120 * 86_400_000)),
     contact: {
       provider_name: "Musterimmobilien GmbH (Beispieldaten)",

@@ -16,7 +16,7 @@
  */
 import type { Db } from "../db/connection.ts";
 import { type BrwZoneInput, countZones, replaceZones } from "../db/brw_zones.ts";
-import { SAMPLE_CITIES } from "../catalogue/sample.ts";
+import { SAMPLE_CITIES, SAMPLE_SPREAD } from "../catalogue/sample.ts";
 import { INVENTED_MARKER, parseBrwFile } from "./brw_import.ts";
 import { NON_RELEASING_STATES, type StateCode } from "./states.ts";
 
@@ -32,9 +32,9 @@ export const SAMPLE_ZONE_FILES: ReadonlyArray<readonly [string, StateCode]> = [
 export const CITY_ZONE_STICHTAG = "2021-01-01";
 /** Invented land value of a city zone as a share of the city's typical apartment price per m². */
 const CITY_ZONE_SHARE = 0.3;
-/** Half the height and width of a city zone in degrees (the sample generator spreads ± 0.04° and ± 0.06°). */
-const HALF_LAT = 0.045;
-const HALF_LNG = 0.065;
+/** Half the height and width of a city zone in degrees: the sample listings' spread, and 0.005° to spare. */
+const HALF_LAT = SAMPLE_SPREAD.lat / 2 + 0.005;
+const HALF_LNG = SAMPLE_SPREAD.lng / 2 + 0.005;
 
 /** Loads the invented sample zones when the zone store is empty; returns how many zones were added. */
 export async function seedSampleZonesIfEmpty(db: Db): Promise<number> {
