@@ -3,7 +3,7 @@
  * `createApp` opens nothing itself; `main.ts`, tests and benchmarks pass in the handles.
  */
 import { createEventRuntime } from "./events/runtime.ts";
-import { JobQueue } from "./jobs/queue.ts";
+import { JobEngine } from "./jobs/engine.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { secureHeaders } from "hono/secure-headers";
 import type { MiddlewareHandler } from "hono";
@@ -45,7 +45,7 @@ export const API_VERSION = "2026.09";
  * paths answer 404 and unserved methods 405, both counting in the write bucket for writes.
  */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
-  deps.jobs ??= new JobQueue(deps);
+  deps.jobs ??= new JobEngine(deps.log);
   deps.events ??= createEventRuntime(deps, deps.jobs);
   deps.authRuntime ??= createAuthRuntime(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -1,62 +1,83 @@
 /**
- * The background work of one process: the job queue's listener, with a handler for each kind of message (event
- * delivery, document reading) and the periodic sweep (docs/architecture.md, "Background work"); and the scheduled
- * jobs, viewing reminders every minute and saved-search runs every five minutes, with `Deno.cron`. Every job is
- * safe when several processes run it at once (row locks, leases and unique keys in the domain modules), so each
- * instance may run them.
+ * The background work of one process (docs/architecture.md §8): the jobs of the job engine (`jobs/engine.ts`) with
+ * the domain function each runs. Every job claims its due rows in Postgres with a lease, so any number of
+ * instances run them at once and each piece of work is done by whichever instance comes first; the engine wakes
+ * them through Postgres notifications, due times, an idle poll and the top-level cron tick (`cron.ts`).
  */
 import type { AppDeps } from "./deps.ts";
-import { processDocument, sweepDocuments } from "./documents/processing.ts";
-import { attempt, drain, sendTerminations, sweep } from "./events/delivery.ts";
-import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./events/runtime.ts";
-import { sendDueMails } from "./auth/mail.ts";
+import { claimScheduledRun, JOBS_CHANNEL, nextDueAt } from "./db/jobs.ts";
+import { processDueDocuments } from "./documents/processing.ts";
+import { releaseFiles } from "./db/files.ts";
+import { handBackDeliveries, sendDueAttempts, sendTerminations, startDrain } from "./events/delivery.ts";
+import { handBackMails, sendDueMails } from "./auth/mail.ts";
+import type { Job, JobEngine, JobSource } from "./jobs/engine.ts";
 import { runSavedSearches } from "./searches/saved_searches.ts";
 import { runViewingReminders } from "./viewings/reminders.ts";
 
-/** Cron schedule of the viewing reminders (viewing.upcoming). */
-export const REMINDER_SCHEDULE = "* * * * *";
-/** Cron schedule of the saved-search runs (matches.new). */
-export const SAVED_SEARCH_SCHEDULE = "*/5 * * * *";
+/** Period of the viewing reminders (viewing.upcoming): every minute. */
+export const REMINDER_PERIOD_MS = 60_000;
+/** Period of the saved-search runs (matches.new): every five minutes. */
+export const SAVED_SEARCH_PERIOD_MS = 5 * 60_000;
+/** How long a stopping process waits for running jobs before it gives back what it holds. */
+export const STOP_GRACE_MS = 2_000;
 
-/** Runs `job`, logging its result or its failure; never throws (a failed run is retried by the next tick). */
-async function logged(deps: AppDeps, name: string, job: () => Promise<unknown>): Promise<void> {
-  try {
-    const result = await job();
-    deps.log.log("debug", "background job done", { job: name, result });
-  } catch (err) {
-    deps.log.log("error", "background job failed", {
-      job: name,
-      error: err instanceof Error ? err.message : String(err),
-    });
-  }
+/** The running background work of one app. */
+export interface Background {
+  /** Runs every job now (the cron tick). */
+  tick(): Promise<void>;
+  /** Stops: waits up to `graceMs` (default {@linkcode STOP_GRACE_MS}) for running jobs, then hands back. */
+  stop(graceMs?: number): Promise<void>;
 }
 
-/** Schedules the background jobs of this process. */
-export function startBackground(deps: AppDeps): void {
-  Deno.cron(
-    "viewing reminders",
-    REMINDER_SCHEDULE,
-    () => logged(deps, "viewing reminders", () => runViewingReminders(deps)),
-  );
-  Deno.cron(
-    "saved searches",
-    SAVED_SEARCH_SCHEDULE,
-    () => logged(deps, "saved searches", () => runSavedSearches(deps)),
-  );
+/** The jobs of `deps`' app; `held` collects what is being worked on, for the hand-back at stop. */
+export function backgroundJobs(deps: AppDeps, held: { files: Set<string>; mails: Set<string> }): Job[] {
+  return [
+    { name: "outbox", run: () => startDrain(deps) },
+    { name: "attempt", run: () => sendDueAttempts(deps) },
+    { name: "terminate", run: () => sendTerminations(deps) },
+    { name: "document", run: () => processDueDocuments(deps, held.files) },
+    { name: "mail", run: () => sendDueMails(deps, held.mails) },
+    {
+      name: "schedule",
+      run: async () => {
+        await scheduled(deps, "viewing_reminders", REMINDER_PERIOD_MS, () => runViewingReminders(deps));
+        await scheduled(deps, "saved_searches", SAVED_SEARCH_PERIOD_MS, () => runSavedSearches(deps));
+      },
+    },
+  ];
+}
+
+/** Runs `run` if the periodic run `name` is due and this instance claimed it for the period. */
+async function scheduled(deps: AppDeps, name: string, periodMs: number, run: () => Promise<unknown>) {
+  if (!await claimScheduledRun(deps.db, name, new Date(), periodMs)) return;
+  const result = await run();
+  deps.log.log("debug", "periodic run done", { job: name, result });
+}
+
+/** The database as the job engine sees it: wake-ups on {@linkcode JOBS_CHANNEL}, and the next due time. */
+export function jobSource(deps: Pick<AppDeps, "db">): JobSource {
+  return {
+    listen: (onWake, onListen) => deps.db.listen(JOBS_CHANNEL, onWake, onListen),
+    nextDueAt: () => nextDueAt(deps.db),
+  };
 }
 
 /**
- * Starts this process's job queue listener (outbox drains, delivery attempts, owed terminations, documents, due
- * mails) and the periodic sweep (which also sends the mail retries that are due); returns a stopper that waits
- * (at most one attempt's time) for running jobs.
+ * Starts the background work of `deps`' app on its job engine (`deps.jobs`): every job runs once at once (what a
+ * stopped instance left is taken over), then as the engine wakes it. `pollMs` bounds the time between two runs of
+ * every job (default `EVENTS_SWEEP_MS`).
  */
-export function startJobs(deps: AppDeps): { stop(): Promise<void> } {
-  return eventRuntimeOf(deps).jobs.listen({
-    drain: () => drain(deps),
-    attempt: (d, n) => attempt(deps, d, n),
-    terminate: () => sendTerminations(deps),
-    document: (id) => processDocument(deps, id),
-    mail: () => sendDueMails(deps),
-    sweep: () => Promise.all([sweep(deps), sweepDocuments(deps), sendDueMails(deps)]),
-  }, { sweepMs: deps.config.eventsSweepMs, graceMs: ATTEMPT_TIMEOUT_MS + 1_000 });
+export async function startBackground(deps: AppDeps, opts: { pollMs?: number } = {}): Promise<Background> {
+  const engine: JobEngine = deps.jobs!;
+  const held = { files: new Set<string>(), mails: new Set<string>() };
+  engine.onHandBack(() => handBackDeliveries(deps));
+  engine.onHandBack(() => releaseFiles(deps.db, [...held.files]));
+  engine.onHandBack(() => handBackMails(deps, held.mails));
+  await engine.start(backgroundJobs(deps, held), jobSource(deps), {
+    pollMs: opts.pollMs ?? deps.config.eventsSweepMs,
+  });
+  return {
+    tick: () => engine.tick(),
+    stop: (graceMs = STOP_GRACE_MS) => engine.stop(graceMs),
+  };
 }

@@ -109,6 +109,8 @@ export interface Config {
   intakeSecret: string | undefined;
   /** Domain of the per-listing and per-office enquiry addresses; default the host of BASE_URL. */
   intakeMailDomain: string;
+  /** Whether the service runs on Deno Deploy (`DENO_DEPLOYMENT_ID` set): a real Postgres is required there. */
+  onDeploy: boolean;
 }
 
 /** Thrown when the environment holds an invalid value; the message names every offending variable. */
@@ -127,6 +129,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const v = parsed.data;
+  if (v.DENO_DEPLOYMENT_ID && !v.DATABASE_URL) {
+    // Each Deno Deploy instance has its own disk: an embedded database there would be one per instance.
+    throw new ConfigError(
+      "invalid configuration:\n  DATABASE_URL: must be set on Deno Deploy (assign a Postgres database to the app); " +
+        "the embedded database cannot be shared between its instances",
+    );
+  }
   const baseUrl = (v.BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, "");
   const kvDefault = v.DATA_DIR === ":memory:" ? ":memory:" : `${v.DATA_DIR}/kv.sqlite3`;
   return {
@@ -153,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     socialVerifyToken: v.SOCIAL_VERIFY_TOKEN,
     intakeSecret: v.INTAKE_SECRET,
     intakeMailDomain: (v.INTAKE_MAIL_DOMAIN ?? new URL(baseUrl).hostname).toLowerCase(),
+    onDeploy: v.DENO_DEPLOYMENT_ID !== undefined,
   };
 }
 

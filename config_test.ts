@@ -28,10 +28,19 @@ Deno.test("values are parsed and normalised", () => {
   assert.equal(c.rateLimit, false);
   assert.equal(c.kvPath, ":memory:");
   assert.equal(
-    loadConfig({ DENO_DEPLOYMENT_ID: "abc" }).kvPath,
+    loadConfig({ DENO_DEPLOYMENT_ID: "abc", DATABASE_URL: "postgres://u@db/x" }).kvPath,
     undefined,
     "Deno Deploy uses the platform KV",
   );
+});
+
+Deno.test("on Deno Deploy the embedded database is refused: the message names DATABASE_URL", () => {
+  assert.throws(
+    () => loadConfig({ DENO_DEPLOYMENT_ID: "abc" }),
+    (e: unknown) => e instanceof ConfigError && /DATABASE_URL: must be set on Deno Deploy/.test(e.message),
+  );
+  assert.equal(loadConfig({ DENO_DEPLOYMENT_ID: "abc", DATABASE_URL: "postgres://u@db/x" }).onDeploy, true);
+  assert.equal(loadConfig({}).onDeploy, false);
 });
 
 Deno.test("invalid values stop the start with a message naming each variable", () => {

@@ -14,7 +14,7 @@ import type { TokenBuckets } from "./db/token_bucket.ts";
 import type { Auth } from "./auth/better_auth.ts";
 import type { AuthRuntime } from "./auth/runtime.ts";
 import type { EventRuntime } from "./events/runtime.ts";
-import type { JobQueue } from "./jobs/queue.ts";
+import type { JobEngine } from "./jobs/engine.ts";
 
 /** Everything the app needs from outside; built once in `main.ts` (or by a test) and passed to `createApp`. */
 export interface AppDeps {
@@ -31,8 +31,8 @@ export interface AppDeps {
   clock?: () => number;
   /** The event machinery (webhook client, secret box, wake-ups); created by `createApp` when absent. */
   events?: EventRuntime;
-  /** The job queue (outbox drains, delivery attempts, document reading); created by `createApp` when absent. */
-  jobs?: JobQueue;
+  /** The background job engine (started by `background.ts`); created by `createApp` when absent. */
+  jobs?: JobEngine;
   /** What reacts to domain happenings inside their transaction: the service's agent (`agent/hooks.ts`). */
   reactions: Reactions;
 }

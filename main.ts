@@ -1,7 +1,9 @@
 /**
  * Starts the service: reads the configuration, opens the database and KV, prepares the embedded default
- * (migrations and sample data), and serves HTTP until SIGINT/SIGTERM.
+ * (migrations and sample data), starts the background jobs and serves HTTP until SIGINT/SIGTERM.
  */
+// First: registers the cron tick at module top level, before the server starts (Deno Deploy's rule).
+import { onCronTick } from "./cron.ts";
 import { createApp } from "./app.ts";
 import { ConfigError, configFromEnv } from "./config.ts";
 import { seedIfEmpty } from "./catalogue/seed.ts";
@@ -17,7 +19,7 @@ import { createAuth } from "./auth/better_auth.ts";
 import { createAuthRuntime } from "./auth/runtime.ts";
 import type { AppDeps } from "./deps.ts";
 import { agentReactions } from "./agent/hooks.ts";
-import { startBackground, startJobs } from "./background.ts";
+import { startBackground, STOP_GRACE_MS } from "./background.ts";
 
 async function main(): Promise<void> {
   const config = (() => {
@@ -83,8 +85,8 @@ async function main(): Promise<void> {
     reactions: agentReactions,
   };
   const app = createApp(deps);
-  startBackground(deps);
-  const delivery = startJobs(deps);
+  const background = await startBackground(deps);
+  onCronTick(() => background.tick());
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>
@@ -94,15 +96,34 @@ async function main(): Promise<void> {
         database: db.kind,
       }),
   }, (req, info) => app.fetch(req, info));
-  const stop = async () => {
-    await server.shutdown();
-    await delivery.stop();
+  let stopping = false;
+  const stop = async (signal: Deno.Signal) => {
+    if (stopping) return; // systemd and Ctrl-C signal the whole process group: a second signal changes nothing
+    stopping = true;
+    log.log("info", "stopping", { signal });
+    // Deno Deploy gives a stopped instance about 5 s: whatever still runs then is cut off.
+    const deadline = setTimeout(() => {
+      log.log("warn", "stopping took too long; exiting");
+      Deno.exit(1);
+    }, STOP_DEADLINE_MS);
+    await Promise.race([server.shutdown(), delay(SHUTDOWN_WAIT_MS)]);
+    await background.stop(STOP_GRACE_MS);
     kv.close();
-    await db.close();
+    await db.close().catch((err) => log.log("warn", "closing the database failed", { error: err.message }));
+    clearTimeout(deadline);
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/** Longest wait for HTTP requests in flight when stopping. */
+const SHUTDOWN_WAIT_MS = 1_000;
+/** A stop that takes longer than this exits anyway (Deno Deploy allows about 5 s after its SIGINT). */
+const STOP_DEADLINE_MS = 4_500;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 if (import.meta.main) await main();

@@ -19,7 +19,6 @@
 import { z } from "zod";
 import { stockFieldsShape, updateStockIn } from "../catalogue/stock.ts";
 import { listingOfOffice } from "../db/inquiries.ts";
-import { kickMail } from "../inquiries/enquirer_mail.ts";
 import {
   decideProposal,
   type FieldChange,
@@ -159,7 +158,7 @@ export interface Approval {
  * does not fit the proposal.
  */
 export async function approveProposal(
-  deps: Pick<AppDeps, "db" | "clock" | "events">,
+  deps: Pick<AppDeps, "db" | "clock">,
   actor: ProviderActor,
   id: string,
   origin: EventOrigin,
@@ -236,7 +235,7 @@ async function approveChange(
  * nothing; a concurrent approve waits for the lock and then finds it decided (`conflict`).
  */
 async function approveMessage(
-  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
+  deps: Pick<AppDeps, "db" | "clock">,
   actor: ProviderActor,
   current: ProposalRow,
   origin: EventOrigin,
@@ -257,8 +256,6 @@ async function approveMessage(
     });
     return { proposal: viewOf(done!), nachricht_id: sent.messageId };
   });
-  // The enquirer's mail was recorded with the message; wake the sender now rather than at the next sweep.
-  kickMail(deps);
   return approval;
 }
 

@@ -9,12 +9,11 @@ import { type AppDeps, nowOf } from "../deps.ts";
  * Returns whether a connection existed.
  */
 export async function disconnectApp(
-  deps: Pick<AppDeps, "db" | "log" | "clock" | "events">,
+  deps: Pick<AppDeps, "db" | "log" | "clock">,
   userId: string,
   clientId: string,
 ) {
   const existed = await deleteConnection(deps.db, userId, clientId, nowOf(deps));
-  deps.events?.kickTerminations();
   if (existed) deps.log.log("info", "app disconnected", { userId, clientId });
   return existed;
 }

@@ -23,6 +23,7 @@ import {
   markMailFailed,
   markMailKept,
   markMailSent,
+  releaseMails,
 } from "../db/mail_delivery.ts";
 import type { Logger } from "../log.ts";
 import { enquiryMailExtras } from "../inquiries/enquiry_address.ts";
@@ -70,11 +71,9 @@ export async function sendMail(
 ): Promise<{ id: string; sent: boolean }> {
   const now = nowOfMail(deps);
   const smtp = !!deps.config.smtpUrl;
-  const id = await insertMail(deps.db.kysely, {
-    ...mail,
-    nextAttemptAt: smtp ? now : null,
-    leaseUntil: smtp ? new Date(now.getTime() + MAIL_LEASE_MS) : null,
-  });
+  // This process tries it at once: it holds the mail, which is due again only when that hold runs out.
+  const leaseUntil = smtp ? new Date(now.getTime() + MAIL_LEASE_MS) : null;
+  const id = await insertMail(deps.db.kysely, { ...mail, nextAttemptAt: leaseUntil, leaseUntil });
   logRecorded(deps, { id, to: mail.to, subject: mail.subject, body: mail.body });
   if (!smtp) return { id, sent: false };
   const attempt = attemptMail(deps, { id, ...mail, enquiry: null, attempt: 1 });
@@ -137,10 +136,11 @@ async function attemptMail(deps: MailDeps, m: ClaimedMail): Promise<boolean> {
 
 /**
  * Sends every due mail nobody holds (claimed in batches with a lease); without `SMTP_URL` it logs newly recorded
- * mails instead and leaves them unsent. Returns how many mails were handled. Runs after every commit that recorded a
- * mail (job queue) and in every sweep, which picks up the retries that are due.
+ * mails instead and leaves them unsent. Returns how many mails were handled; `held` names the mails being sent, for
+ * giving them back when the process stops. A job of the job engine (docs/architecture.md §8): woken by the commit
+ * that recorded a mail and when a retry is due.
  */
-export async function sendDueMails(deps: MailDeps): Promise<number> {
+export async function sendDueMails(deps: MailDeps, held: Set<string> = new Set()): Promise<number> {
   let handled = 0;
   while (true) {
     const now = nowOfMail(deps);
@@ -154,9 +154,18 @@ export async function sendDueMails(deps: MailDeps): Promise<number> {
       }
       continue;
     }
-    await Promise.all(batch.map((m) => attemptMail(deps, m)));
+    for (const m of batch) held.add(m.id);
+    await Promise.all(batch.map((m) => attemptMail(deps, m).finally(() => held.delete(m.id))));
   }
   return handled;
+}
+
+/** Gives back mails `ids` this process claimed but will not finish (it stops): due again now. */
+export async function handBackMails(
+  deps: Pick<MailDeps, "db" | "clock">,
+  ids: Iterable<string>,
+): Promise<void> {
+  await releaseMails(deps.db, [...ids], nowOfMail(deps));
 }
 
 /** Mails waiting for an attempt and mails given up, oldest first (never their text): the operator's view. */
@@ -165,8 +174,8 @@ export async function listUnsentMails(deps: Pick<MailDeps, "db">, limit: number)
 }
 
 /**
- * Makes unsent mail `id` (given up, or waiting for its back-off) due now with a fresh series of attempts; the
- * sender of a running service picks it up with its next sweep. False for an unknown, sent or never-due mail.
+ * Makes unsent mail `id` (given up, or waiting for its back-off) due now with a fresh series of attempts; the mail
+ * background job of every running instance is woken at once. False for an unknown, sent or never-due mail.
  */
 export async function retryMail(deps: Pick<MailDeps, "db" | "clock">, id: string): Promise<boolean> {
   return await retryMailAt(deps.db, id, nowOfMail(deps));

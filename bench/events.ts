@@ -38,10 +38,10 @@ import { migrate } from "../db/migrate.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { insertSubscription } from "../db/subscriptions.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
-import { startJobs } from "../background.ts";
+import { startBackground } from "../background.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { createEventRuntime } from "../events/runtime.ts";
-import { JobQueue } from "../jobs/queue.ts";
+import { JobEngine } from "../jobs/engine.ts";
 import { agentReactions } from "../agent/hooks.ts";
 import { base64 } from "../crypto.ts";
 import { secretBox, WebhookSigner } from "../events/signing.ts";
@@ -287,10 +287,16 @@ async function phases(
   await phaseLine("triggering only (delivery stopped)", N, "event", performance.now() - t0, c0);
   c0 = await cpuNow();
   t0 = performance.now();
-  const delivery = startJobs(deps);
+  const delivery = await startBackground(withEngine(deps));
   await rx.waitFor(N * M, 120_000);
   await phaseLine("delivering only", N * M, "delivery", performance.now() - t0, c0);
   await delivery.stop();
+}
+
+/** `deps` with a job engine and an event runtime of their own (an engine starts once). */
+function withEngine(deps: AppDeps): AppDeps {
+  const jobs = new JobEngine(deps.log);
+  return { ...deps, jobs, events: createEventRuntime(deps, jobs) };
 }
 
 /** The median of `xs` (mean of the middle two for an even count). */
@@ -392,8 +398,7 @@ async function main() {
       level !== "debug" && console.error(level, msg, f),
   };
   const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log, reactions: agentReactions };
-  deps.jobs = new JobQueue(deps);
-  deps.events = createEventRuntime(deps, deps.jobs);
+  Object.assign(deps, withEngine(deps));
   say(
     `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}, pool ${POOL}`,
   );
@@ -402,7 +407,7 @@ async function main() {
     const defaultRate = await floor(url, rx.caPem, 32, true);
     arrivals.clear();
     say(`reference: fetch defaults, HTTP/2, 32 in flight: ${defaultRate.toFixed(0)} deliveries/s`);
-    const delivery = startJobs(deps);
+    const delivery = await startBackground(deps);
     await warmUp(deps, officeId, rx, db);
     arrivals.clear();
     const rounds: Round[] = [];
@@ -453,7 +458,7 @@ async function main() {
       await phases(deps, officeId, rx);
     }
   } finally {
-    deps.events.client.close();
+    deps.events?.client.close();
     kv.close();
     await stop();
     await rx.server.shutdown();

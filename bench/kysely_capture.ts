@@ -60,6 +60,7 @@ function captureDb(sink: CompiledQuery[]): Db {
     kysely,
     search: kysely,
     execScript: () => Promise.resolve(),
+    listen: () => Promise.resolve({ close: () => Promise.resolve() }),
     close: () => kysely.destroy(),
   };
 }

@@ -40,8 +40,6 @@ export interface ImportOptions {
   origin: EventOrigin;
   /** Called after each object with the number done and the total. */
   onProgress?: (done: number, total: number) => void;
-  /** The service's event runtime: woken after a commit, so the events recorded are sent without waiting for the sweep. */
-  events?: { kick(): void } | undefined;
 }
 
 /** How many object numbers an unmapped element names at most. */
@@ -111,7 +109,6 @@ export async function importOpenImmo(
       if (opts.dryRun || (opts.strict && summary.invalid.length > 0)) throw new Rollback();
     });
     summary.committed = true;
-    opts.events?.kick();
   } catch (e) {
     if (!(e instanceof Rollback)) throw e;
   }

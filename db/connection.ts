@@ -35,7 +35,19 @@ export interface Db {
    * Absent unless this process holds an embedded data folder.
    */
   share?: (warn?: (msg: string, fields: Record<string, unknown>) => void) => Promise<void>;
+  /**
+   * Listens on notification channel `channel`: `onNotify(payload)` for each notification (sent by a committed
+   * transaction of any session, this process's own included), `onListen()` each time listening (re)starts, so a
+   * caller can catch up on what it may have missed while the connection was down. `close` stops listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onListen: () => void): Promise<Listener>;
   /** Closes every connection (and lets go of an embedded data folder). */
+  close(): Promise<void>;
+}
+
+/** A running {@linkcode Db.listen}. */
+export interface Listener {
+  /** Stops listening. */
   close(): Promise<void>;
 }
 
@@ -118,6 +130,10 @@ function openPostgres(sql: postgres.Sql, kind: Db["kind"], searchSql?: postgres.
         await tx.unsafe(script).simple();
       });
     },
+    async listen(channel, onNotify, onListen) {
+      const r = await sql.listen(channel, onNotify, onListen);
+      return { close: () => r.unlisten() };
+    },
     async close() {
       // End the pool with a timeout first: postgres.js's end() without one can wait forever for a reserved
       // connection whose prepared statement failed; Kysely's destroy() then finds the pool already ended.
@@ -144,6 +160,12 @@ async function openPglite(pg: PGlite, lock?: HeldLock, folder?: string): Promise
           await tx.exec(script);
         })
       );
+    },
+    async listen(channel, onNotify, onListen) {
+      // Through the gate: LISTEN must not land inside a transaction a shared session holds open.
+      const unlisten = await gate.run(() => pg.listen(channel, onNotify));
+      onListen();
+      return { close: () => pg.closed ? Promise.resolve() : gate.run(() => unlisten()) };
     },
     ...(lock && folder
       ? {

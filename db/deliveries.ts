@@ -33,7 +33,7 @@ export async function drainOutbox(
       update event_outbox set lease_until = ${machine.leaseUntil} where id = any (array(select id from picked))
       returning id),
     c as (
-      select gen_random_uuid() as id, o.id as outbox_id, s.id as subscription_id
+      select gen_random_uuid() as id, o.id as outbox_id, s.id as subscription_id, 1 as attempt
       from picked o
       join event_subscriptions s on s.server = o.server and s.name = o.name and s.ended_at is null
         and s.expires_at > ${now}
@@ -43,7 +43,7 @@ export async function drainOutbox(
       where not exists (select 1 from event_deliveries d where d.outbox_id = o.id and d.subscription_id = s.id))
     select (select json_agg(id) from held) as held_ids, ${attemptSets}`.execute(db.kysely);
   const row = r.rows[0] ?? {};
-  return { outboxIds: jsonOf<string[]>(row.held_ids) ?? [], claimed: attemptsOf(row, 1, true) };
+  return { outboxIds: jsonOf<string[]>(row.held_ids) ?? [], claimed: attemptsOf(row, true) };
 }
 
 /**
@@ -73,11 +73,12 @@ export async function firstAttemptAgain(
   c: Pick<ClaimedAttempt, "deliveryId" | "outboxId" | "subscriptionId">,
 ): Promise<ClaimedAttempt | undefined> {
   const r = await sql<Record<string, unknown>>`with c as (
-      select ${c.deliveryId}::uuid as id, ${c.outboxId}::uuid as outbox_id, ${c.subscriptionId}::text as subscription_id
+      select ${c.deliveryId}::uuid as id, ${c.outboxId}::uuid as outbox_id, ${c.subscriptionId}::text as subscription_id,
+        1 as attempt
       where not exists (select 1 from event_deliveries d where d.outbox_id = ${c.outboxId}::uuid
         and d.subscription_id = ${c.subscriptionId}))
     select ${attemptSets}`.execute(db.kysely);
-  return attemptsOf(r.rows[0] ?? {}, 1, true)[0];
+  return attemptsOf(r.rows[0] ?? {}, true)[0];
 }
 
 /**
@@ -135,8 +136,27 @@ export interface ClaimedAttempt {
 }
 
 /**
- * Claims attempt `attempt` of delivery `id` until `leaseUntil` (machine time): only when that attempt is due next
- * and nobody holds it (or the holder's lease ran out, e.g. the process died). Undefined when not claimable.
+ * The deliveries whose next attempt is due at `now` (machine time): pending ones whose time came, and claimed ones
+ * whose claim ran out (their holder died); at most `limit`, earliest first. Read without a lock: each is then
+ * claimed by {@linkcode claimAttempt}, which only one instance wins.
+ */
+export async function dueAttempts(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<Array<{ id: string; attempt: number }>> {
+  const r = await sql<
+    { id: string; attempt: number }
+  >`select id, next_attempt as attempt from event_deliveries
+    where state in ('pending', 'sending') and next_attempt_at <= ${now}
+    order by next_attempt_at limit ${limit}`.execute(db.kysely);
+  return r.rows.map((x) => ({ id: x.id, attempt: Number(x.attempt) }));
+}
+
+/**
+ * Claims attempt `attempt` of delivery `id` until `machine.leaseUntil`: only when that attempt is due (pending and
+ * its time came, or claimed by a holder whose lease ran out). The claim makes the delivery due again at the lease's
+ * end, so a holder that dies leaves it to whoever comes next. Undefined when not claimable.
  */
 export async function claimAttempt(
   db: Db,
@@ -144,52 +164,45 @@ export async function claimAttempt(
   attempt: number,
   machine: { now: Date; leaseUntil: Date },
 ): Promise<ClaimedAttempt | undefined> {
-  return (await claimAttempts(db, [id], attempt, machine))[0];
-}
-
-/**
- * Claims attempt `attempt` of each delivery in `ids` in ONE statement (same rule as {@linkcode claimAttempt});
- * returns the claimed ones with their event, subscription and access facts, in no particular order.
- */
-export async function claimAttempts(
-  db: Db,
-  ids: readonly string[],
-  attempt: number,
-  machine: { now: Date; leaseUntil: Date },
-): Promise<ClaimedAttempt[]> {
-  return await claimWhere(
-    db,
-    ids,
-    attempt,
-    machine.leaseUntil,
-    sql`(state = 'pending' or (state = 'sending' and lease_until < ${machine.now}))`,
-  );
-}
-
-async function claimWhere(
-  db: Db,
-  ids: readonly string[],
-  attempt: number,
-  leaseUntil: Date,
-  claimable: ReturnType<typeof sql>,
-): Promise<ClaimedAttempt[]> {
-  if (ids.length === 0) return [];
   const r = await sql<Record<string, unknown>>`with c as (
-      update event_deliveries set state = 'sending', lease_until = ${leaseUntil}
-      where id = any (${uuidArray(ids)}) and next_attempt = ${attempt} and ${claimable}
-      returning id, outbox_id, subscription_id)
+      update event_deliveries set state = 'sending', lease_until = ${machine.leaseUntil},
+        next_attempt_at = ${machine.leaseUntil}
+      where id = ${id}::uuid and next_attempt = ${attempt} and state in ('pending', 'sending')
+        and next_attempt_at <= ${machine.now}
+      returning id, outbox_id, subscription_id, next_attempt as attempt)
     select ${attemptSets}`.execute(db.kysely);
-  return attemptsOf(r.rows[0] ?? {}, attempt);
+  return attemptsOf(r.rows[0] ?? {})[0];
 }
 
 /**
- * The claimed attempts of a CTE `c` (id, outbox_id, subscription_id) with their events, subscriptions and access
+ * Gives back claimed attempts `ids` (a stopping process that will not finish them): each is due again at `now`,
+ * so another instance takes it at once. Attempts no longer claimed are left alone.
+ */
+export async function releaseAttempts(db: Db, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update event_deliveries set state = 'pending', lease_until = null, next_attempt_at = ${now}
+    where id = any (${uuidArray(ids)}) and state = 'sending'`.execute(db.kysely);
+}
+
+/**
+ * Gives back a drainer's hold on outbox rows `outboxIds` (until `heldUntil`) before it ran out: another drainer
+ * sends whatever deliveries of them are still missing.
+ */
+export async function releaseHolds(db: Db, outboxIds: readonly string[], heldUntil: Date): Promise<void> {
+  if (outboxIds.length === 0) return;
+  await sql`update event_outbox set lease_until = null
+    where id = any (${uuidArray(outboxIds)}) and lease_until = ${heldUntil} and dispatched_at is null`
+    .execute(db.kysely);
+}
+
+/**
+ * The claimed attempts of a CTE `c` (id, outbox_id, subscription_id, attempt) with their events, subscriptions and access
  * facts, as three JSON columns read in the statement that claimed them: `pairs` (one per attempt), `events` (one
  * per event) and `subs` (one per subscription, with its facts read once however many attempts it has). Fewer and
  * smaller rows than one wide row per attempt: a drained batch of 100 events × 4 subscriptions reads 4 sets of facts.
  */
 const attemptSets =
-  sql`(select json_agg(json_build_array(c.id, c.outbox_id, c.subscription_id)) from c) as pairs,
+  sql`(select json_agg(json_build_array(c.id, c.outbox_id, c.subscription_id, c.attempt)) from c) as pairs,
     (select json_agg(json_build_object('id', o.id, 'name', o.name, 'data', o.data, 'at', o.created_at))
       from event_outbox o where o.id = any (array(select distinct outbox_id from c))) as events,
     (select json_agg(json_build_object('id', s.id, 'userId', s.user_id, 'clientId', s.client_id,
@@ -232,14 +245,17 @@ type SubscriptionJson =
   & { id: string; previousSecretUntil: string | null; expiresAt: string; consentScopes: unknown };
 
 /** The attempts of an {@linkcode attemptSets} row: one per pair, sharing its event's and subscription's objects. */
-function attemptsOf(row: Record<string, unknown>, attempt: number, isNew = false): ClaimedAttempt[] {
+function attemptsOf(row: Record<string, unknown>, isNew = false): ClaimedAttempt[] {
   const events = new Map((jsonOf<EventJson[]>(row.events) ?? []).map((e) => [e.id, eventOf(e)]));
   const subs = new Map((jsonOf<SubscriptionJson[]>(row.subs) ?? []).map((s) => [s.id, subscriptionOf(s)]));
   const out: ClaimedAttempt[] = [];
-  for (const [deliveryId, outboxId, subscriptionId] of jsonOf<string[][]>(row.pairs) ?? []) {
-    const event = events.get(outboxId!);
-    const sub = subs.get(subscriptionId!);
-    if (event && sub) out.push({ deliveryId: deliveryId!, isNew, attempt, ...event, ...sub });
+  for (
+    const [deliveryId, outboxId, subscriptionId, attempt]
+      of jsonOf<[string, string, string, number][]>(row.pairs) ?? []
+  ) {
+    const event = events.get(outboxId);
+    const sub = subs.get(subscriptionId);
+    if (event && sub) out.push({ deliveryId, isNew, attempt: Number(attempt), ...event, ...sub });
   }
   return out;
 }
@@ -359,34 +375,6 @@ export async function recordAttempts(db: Db, records: readonly AttemptRecord[]):
     insert into event_delivery_attempts (delivery_id, attempt, started_at, duration_ms, status, error_class, outcome)
     select delivery_id, n, started, ms, status, err, outcome from logged where delivery_id is not null`
     .execute(db.kysely);
-}
-
-/**
- * The sweep's share of deliveries: pending ones overdue by more than `graceMs` and sending ones whose lease ran
- * out (their process died). Their due time is pushed by `graceMs` so the next sweep does not take them again
- * before the re-sent message ran. Returns (id, attempt) pairs to enqueue.
- */
-export async function overdueDeliveries(
-  db: Db,
-  machineNow: Date,
-  graceMs: number,
-  limit: number,
-): Promise<Array<{ id: string; attempt: number }>> {
-  const cutoff = new Date(machineNow.getTime() - graceMs);
-  const r = await sql<{ id: string; attempt: number }>`update event_deliveries d
-    set next_attempt_at = ${new Date(machineNow.getTime() + graceMs)}
-    where d.id in (select id from event_deliveries
-      where (state = 'pending' and next_attempt_at < ${cutoff})
-         or (state = 'sending' and lease_until < ${machineNow})
-      order by next_attempt_at limit ${limit} for update skip locked)
-    returning d.id, d.next_attempt as attempt`.execute(db.kysely);
-  return r.rows.map((x) => ({ id: x.id, attempt: Number(x.attempt) }));
-}
-
-/** Whether undispatched outbox rows exist. */
-export async function outboxPending(db: Db): Promise<boolean> {
-  const r = await sql`select 1 from event_outbox where dispatched_at is null limit 1`.execute(db.kysely);
-  return r.rows.length > 0;
 }
 
 /** A `terminated` control message owed to a subscription. */

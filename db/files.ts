@@ -106,9 +106,9 @@ export async function insertFile(q: Q, f: NewFile): Promise<string | null> {
   const r = await sql<
     { id: string }
   >`insert into files (listing_id, office_id, name, sorte, content, size_bytes,
-      sha256, origin_client_id, origin_api_key_id, uploaded_at, queued_at)
+      sha256, origin_client_id, origin_api_key_id, uploaded_at, due_at)
     values (${f.listingId}, ${f.officeId}, ${f.name}, ${f.sorte}, decode(${f.contentBase64}, 'base64'),
-      ${f.sizeBytes}, ${f.sha256}, ${f.originClientId}, ${f.originApiKeyId}, ${f.at}, ${f.at})
+      ${f.sizeBytes}, ${f.sha256}, ${f.originClientId}, ${f.originApiKeyId}, ${f.at}, now())
     on conflict (listing_id, sha256) do nothing
     returning id::text as id`.execute(q);
   return r.rows[0]?.id ?? null;
@@ -197,13 +197,24 @@ export async function finishFile(
 }
 
 /**
- * Marks pending files last queued before `cutoff` as queued at `now` and returns their ids (at most `limit`):
- * of two concurrent sweeps only one re-queues a given file.
+ * Claims up to `limit` pending files that are due (database clock): each is due again `leaseMs` later, so a reader
+ * that dies leaves it to the next one; of several instances only one claims a given file at a time. Returns their
+ * ids, earliest due first.
  */
-export async function requeueStaleFiles(db: Db, cutoff: Date, now: Date, limit: number): Promise<string[]> {
-  const r = await sql<{ id: string }>`update files set queued_at = ${now}
-    where id in (select id from files where status = 'pending' and queued_at < ${cutoff}
-      order by queued_at limit ${limit} for update skip locked)
+export async function claimDueFiles(db: Db, leaseMs: number, limit: number): Promise<string[]> {
+  const r = await sql<{ id: string }>`update files set due_at = now() + ${leaseMs} * interval '1 millisecond'
+    where id = any (array(select id from files where status = 'pending' and due_at <= now()
+      order by due_at limit ${limit} for update skip locked))
     returning id::text as id`.execute(db.kysely);
   return r.rows.map((x) => x.id);
+}
+
+/** Gives back claimed files `ids` still pending (a stopping reader): due again now. */
+export async function releaseFiles(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update files set due_at = now()
+    where id = any (array(select value::uuid from jsonb_array_elements_text(${
+    JSON.stringify(ids)
+  }::text::jsonb)))
+      and status = 'pending'`.execute(db.kysely);
 }

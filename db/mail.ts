@@ -2,6 +2,7 @@
 import type { Kysely } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
+import { notifyJobs } from "./jobs.ts";
 
 /** The handle a function runs on: the database or a transaction. */
 type Q = Kysely<Database>;
@@ -92,10 +93,14 @@ export async function unsentMails(db: Db, limit: number): Promise<UnsentMail[]> 
  * back-off); returns whether there was such a mail (a sent or unknown one changes nothing).
  */
 export async function retryMailAt(db: Db, id: string, at: Date): Promise<boolean> {
-  const r = await db.kysely.updateTable("mail_outbox")
-    .set({ next_attempt_at: at, given_up_at: null, attempts: 0, lease_until: null })
-    .where("id", "=", id).where("sent_at", "is", null)
-    .where((eb) => eb.or([eb("next_attempt_at", "is not", null), eb("given_up_at", "is not", null)]))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  return await db.kysely.transaction().execute(async (tx) => {
+    const r = await tx.updateTable("mail_outbox")
+      .set({ next_attempt_at: at, given_up_at: null, attempts: 0, lease_until: null })
+      .where("id", "=", id).where("sent_at", "is", null)
+      .where((eb) => eb.or([eb("next_attempt_at", "is not", null), eb("given_up_at", "is not", null)]))
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    await notifyJobs(tx, "mail");
+    return true;
+  });
 }

@@ -18,8 +18,8 @@ export interface ClaimedMail {
 }
 
 /**
- * Claims up to `limit` unsent mails due at `now` that nobody holds: each gets `lease_until = leaseUntil` and one
- * more attempt counted. A mail held by another sender is skipped, not waited for.
+ * Claims up to `limit` unsent mails due at `now` that nobody holds: each gets `lease_until = leaseUntil` (and is due
+ * again then, should its sender die) and one more attempt counted. A mail held by another sender is skipped, not waited for.
  */
 export async function claimDueMails(
   db: Db,
@@ -38,7 +38,7 @@ export async function claimDueMails(
     stopped: boolean | null;
     attempts: number;
   }>`
-    update mail_outbox m set lease_until = ${leaseUntil}, attempts = m.attempts + 1
+    update mail_outbox m set lease_until = ${leaseUntil}, next_attempt_at = ${leaseUntil}, attempts = m.attempts + 1
       from mail_outbox o left join inquiry_mail_tokens t on t.inquiry_id = o.inquiry_id
      where m.id = o.id and m.id = any(array(
        select id from mail_outbox
@@ -57,6 +57,13 @@ export async function claimDueMails(
       : null,
     attempt: m.attempts,
   }));
+}
+
+/** Gives back claimed mails `ids` that are still unsent (a stopping sender): due again at `now`. */
+export async function releaseMails(db: Db, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.kysely.updateTable("mail_outbox").set({ next_attempt_at: now, lease_until: null })
+    .where("id", "in", ids).where("sent_at", "is", null).where("lease_until", "is not", null).execute();
 }
 
 /** Sets `sent_at` of outbox mail `id` (only once: a mail already marked keeps its first time); nothing more is due. */

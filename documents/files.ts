@@ -167,7 +167,6 @@ export async function uploadFile(
     if (!row) throw new Error("stored file not found");
     return { row, neu: id !== null };
   });
-  if (stored.neu) await deps.jobs?.enqueue({ t: "document", id: stored.row.id });
   return { file: fileView(stored.row), neu: stored.neu };
 }
 

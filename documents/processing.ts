@@ -1,22 +1,22 @@
 /**
- * The queued job that reads uploaded documents (docs/architecture.md §1 background).
+ * The background job that reads uploaded documents (docs/architecture.md §8).
  *
  * A file is read at most once: the job reads a pending file's bytes, extracts its text and values outside any
  * transaction, then stores the result with a conditional update (`… where status = 'pending'`) in one transaction
- * with its `file.processed` event and the agent's hook. Of two processes reading the same file (a repeated queue
- * message, a sweep) only one stores a result and records an event; the other changes nothing. A crash before
- * commit leaves the file pending, and the sweep asks for it again after {@linkcode REQUEUE_AFTER_MS}.
+ * with its `file.processed` event and the agent's hook. Of two processes reading the same file (one whose lease ran out
+ * while it was still reading) only one stores a result and records an event; the other changes nothing. A crash before
+ * commit leaves the file pending, due again when its lease ({@linkcode DOCUMENT_LEASE_MS}) runs out.
  *
  * The event: owner the listing's office, origin the app that uploaded it (so it is not sent back to it), `angaben`
  * the values read, or `{fehler: code}` when the file could not be read; `satz` names the kind and the outcome,
  * never the file's content or name.
  */
 import {
+  claimDueFiles,
   type FileResult,
   type FinishedFile,
   finishFile,
   pendingFileContent,
-  requeueStaleFiles,
 } from "../db/files.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { isUuid } from "../ids.ts";
@@ -24,10 +24,8 @@ import { type AppDeps, nowOf } from "../deps.ts";
 import { readDocument, sorteDe } from "./read.ts";
 import { clip } from "../text.ts";
 
-/** A pending file whose job was asked for this long ago (domain clock) is asked for again by the sweep. */
-export const REQUEUE_AFTER_MS = 30_000;
-/** At most this many files are re-queued per sweep. */
-const SWEEP_BATCH = 100;
+/** How long an instance holds a file it reads: longer than a reading may take (20 s in the worker). */
+export const DOCUMENT_LEASE_MS = 30_000;
 
 const FEHLER_DE: Record<string, string> = {
   not_pdf: "keine PDF-Datei",
@@ -89,10 +87,22 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
   });
 }
 
-/** Re-queues documents whose job was lost (a crash after upload); returns how many. */
-export async function sweepDocuments(deps: AppDeps): Promise<number> {
-  const now = nowOf(deps);
-  const ids = await requeueStaleFiles(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), now, SWEEP_BATCH);
-  if (ids.length > 0) await deps.jobs?.enqueueAll(ids.map((id) => ({ t: "document" as const, id })));
-  return ids.length;
+/**
+ * Reads every pending document that is due, one at a time, each claimed with a lease (a reader that dies leaves
+ * the file to the next instance after {@linkcode DOCUMENT_LEASE_MS}); `held` names the files being read, for
+ * giving them back when the process stops. Returns how many were read.
+ */
+export async function processDueDocuments(deps: AppDeps, held: Set<string> = new Set()): Promise<number> {
+  let n = 0;
+  for (;;) {
+    const [id] = await claimDueFiles(deps.db, DOCUMENT_LEASE_MS, 1);
+    if (!id) return n;
+    held.add(id);
+    try {
+      await processDocument(deps, id);
+      n++;
+    } finally {
+      held.delete(id);
+    }
+  }
 }

@@ -1,7 +1,7 @@
 /**
- * The document job on a real database without a queue listener (uploads are not read until the test says so):
- * every fixture's result and event, the job runs once (repeated and concurrent calls), the sweep re-asks for
- * pending files only after 30 s of the domain clock, and a failed upload writes nothing.
+ * The document job on a real database without a running job engine (uploads are not read until the test says so):
+ * every fixture's result and event, the job runs once (repeated and concurrent calls), due files are claimed with a
+ * lease (a dead reader's file is read once its lease ran out), and a failed upload writes nothing.
  */
 import assert from "node:assert/strict";
 import { prng, sampleListing } from "../catalogue/sample.ts";
@@ -25,9 +25,10 @@ import {
   toBase64,
 } from "../tests/pdf_fixtures.ts";
 import { FILE_MAX_BYTES, listFiles, listingFiles, uploadFile } from "./files.ts";
-import { processDocument, REQUEUE_AFTER_MS, sweepDocuments } from "./processing.ts";
+import { processDocument, processDueDocuments } from "./processing.ts";
+import { claimDueFiles } from "../db/files.ts";
 
-Deno.test("document job: results, failures, once only, sweep", async (t) => {
+Deno.test("document job: results, failures, once only, leases", async (t) => {
   const tdb = await openTestDb();
   const w = await testApp(tdb.db);
   const db = tdb.db;
@@ -146,18 +147,27 @@ Deno.test("document job: results, failures, once only, sweep", async (t) => {
       assert.equal((await eventsOf(file.datei_id)).length, 1);
     });
 
-    await t.step("the sweep re-asks for pending files only after 30 s, once per 30 s", async () => {
-      const { file } = await upload(new TextEncoder().encode("%PDF-1.4 sweep"), "other", "sweep.pdf");
-      assert.equal(await sweepDocuments(w.deps), 0);
-      w.advance(REQUEUE_AFTER_MS + 1);
-      assert.equal(await sweepDocuments(w.deps), 1);
-      assert.equal(await sweepDocuments(w.deps), 0, "re-queued just now");
-      await processDocument(w.deps, file.datei_id);
-      w.advance(REQUEUE_AFTER_MS + 1);
-      assert.equal(await sweepDocuments(w.deps), 0, "nothing pending");
-      await processDocument(w.deps, "not-a-uuid");
-      await processDocument(w.deps, crypto.randomUUID());
-    });
+    await t.step(
+      "the job claims due files: a claimed file waits for its lease; a dead reader's file is read",
+      async () => {
+        const { file } = await upload(new TextEncoder().encode("%PDF-1.4 lease"), "other", "lease.pdf");
+        // Another reader claimed it and died: its short lease keeps the file from this reader until it runs out.
+        assert.deepEqual(await claimDueFiles(db, 300, 10), [file.datei_id]);
+        assert.equal(await processDueDocuments(w.deps), 0, "held by the other reader");
+        await new Promise((r) => setTimeout(r, 400));
+        const held = new Set<string>();
+        assert.equal(await processDueDocuments(w.deps, held), 1, "its lease ran out");
+        assert.equal(held.size, 0, "nothing held after reading");
+        const [after] = (await listingFiles(db, officeId, listingId!)).filter((f) =>
+          f.datei_id === file.datei_id
+        );
+        assert.equal(after!.status, "failed");
+        assert.equal((await eventsOf(file.datei_id)).length, 1);
+        assert.equal(await processDueDocuments(w.deps), 0, "nothing pending");
+        await processDocument(w.deps, "not-a-uuid");
+        await processDocument(w.deps, crypto.randomUUID());
+      },
+    );
 
     await t.step("bad input writes nothing", async () => {
       const n = await fileCount();

@@ -116,7 +116,7 @@ async function checkTarget(
  * `terminated` messages. Returns the ids of the subscriptions ended. Idempotent.
  */
 export async function switchEventOff(
-  deps: Pick<AppDeps, "db" | "clock" | "events" | "log">,
+  deps: Pick<AppDeps, "db" | "clock" | "log">,
   userId: string,
   clientId: string,
   name: string,
@@ -134,7 +134,6 @@ export async function switchEventOff(
     for (const id of ids) await dropOpenDeliveries(tx, id, now);
     return ids;
   });
-  deps.events?.kickTerminations();
   deps.log.log("info", "event switched off", { userId, clientId, name: event, ended: ended.length });
   return ended;
 }

@@ -13,11 +13,12 @@ import {
   type ClaimedAttempt,
   drainOutbox,
   dropOpenDeliveries,
+  dueAttempts,
   firstAttemptAgain,
   markDispatched,
-  outboxPending,
-  overdueDeliveries,
   recordAttempt,
+  releaseAttempts,
+  releaseHolds,
   renewHolds,
   takeTerminations,
 } from "../db/deliveries.ts";
@@ -43,14 +44,23 @@ const LEASE_MS = ATTEMPT_TIMEOUT_MS + 5_000;
 const FRESH_CLAIM_MS = 1_000;
 
 /**
- * Drains the outbox until empty, making attempt 1 of every new delivery: each drain statement holds up to
- * {@linkcode DRAIN_BATCH} events and returns their first attempts, and this sender sends them (no queue message in
- * between); each delivery row is written once, with its first attempt's outcome, and the events are then marked
- * dispatched. A few drained batches are being sent at once (the runtime's `batchLimited`); resolves when
- * everything it drained was sent and recorded. Returns the number of first attempts.
+ * Drains the outbox until empty, making attempt 1 of every new delivery, and resolves when everything it drained
+ * was sent and recorded; returns the number of first attempts. See {@linkcode startDrain}.
  */
 export async function drain(deps: AppDeps): Promise<number> {
-  const { batchLimited } = eventRuntimeOf(deps).delivery;
+  return await (await startDrain(deps)).sent;
+}
+
+/**
+ * Drains the outbox: each drain statement holds up to {@linkcode DRAIN_BATCH} events and returns their first
+ * attempts, and this sender sends them (no queue message in between); each delivery row is written once, with its
+ * first attempt's outcome, and the events are then marked dispatched. A few drained batches are being sent at once
+ * (the runtime's `batchLimited`). Resolves once nothing more is left to drain (so a new event is drained by the
+ * next call while slow receivers of this one are still being waited for); `sent` resolves when everything drained
+ * was sent and recorded, with the number of first attempts.
+ */
+export async function startDrain(deps: AppDeps): Promise<{ sent: Promise<number> }> {
+  const { batchLimited, held } = eventRuntimeOf(deps).delivery;
   const batches: Array<Promise<number>> = [];
   for (let more = true; more;) {
     const drained = Promise.withResolvers<boolean>();
@@ -63,22 +73,29 @@ export async function drain(deps: AppDeps): Promise<number> {
         });
       drained.resolve(r.outboxIds.length === DRAIN_BATCH);
       const hold = new BatchHold(r.outboxIds, lease.leaseUntil);
-      const outcomes = await sendClaimed(deps, r.claimed, hold);
-      const unsent = new Set(r.claimed.filter((_, i) => outcomes[i] === undefined).map((c) => c.outboxId));
-      const done = [...hold.held].filter((id) => !unsent.has(id));
-      await markDispatched(deps.db, done, hold.until, nowOf(deps));
+      held.holds.add(hold);
+      try {
+        const outcomes = await sendClaimed(deps, r.claimed, hold);
+        const unsent = new Set(r.claimed.filter((_, i) => outcomes[i] === undefined).map((c) => c.outboxId));
+        const done = [...hold.held].filter((id) => !unsent.has(id));
+        if (!held.stopped) await markDispatched(deps.db, done, hold.until, nowOf(deps));
+      } finally {
+        held.holds.delete(hold);
+      }
       return r.claimed.length;
     }));
     more = await drained.promise;
   }
-  return (await Promise.all(batches)).reduce((a, b) => a + b, 0);
+  const sent = Promise.all(batches).then((n) => n.reduce((a, b) => a + b, 0));
+  sent.catch(() => {}); // the caller may only wait for the drain; a failure is still logged by whoever awaits
+  return { sent };
 }
 
 /**
  * The outbox rows a drained batch holds and until when. Attempts that waited for a slot renew the hold (one
  * renewal at a time, at most one per {@linkcode FRESH_CLAIM_MS}); rows whose hold changed hands leave `held`.
  */
-class BatchHold {
+export class BatchHold {
   held: Set<string>;
   until: Date;
   #renewedAt = Date.now();
@@ -108,15 +125,34 @@ class BatchHold {
   }
 }
 
-/** Re-drives missed work: undispatched outbox rows, overdue or orphaned attempts, owed terminations. */
-export async function sweep(deps: AppDeps): Promise<void> {
-  const rt = eventRuntimeOf(deps);
-  if (await outboxPending(deps.db)) await drain(deps);
-  const grace = Math.max(5_000, Math.min(60_000, deps.config.eventsSweepMs));
-  for (const d of await overdueDeliveries(deps.db, new Date(), grace, 500)) {
-    await rt.jobs.enqueue({ t: "attempt", d: d.id, n: d.attempt });
+/** Attempts that are due read per run of {@linkcode sendDueAttempts}. */
+const DUE_BATCH = 200;
+
+/**
+ * Makes every delivery attempt that is due (a retry whose time came, or one whose holder died), each claimed by
+ * whichever instance comes first; resolves when they were sent and recorded. Returns how many this process made.
+ */
+export async function sendDueAttempts(deps: AppDeps): Promise<number> {
+  let made = 0;
+  for (;;) {
+    const due = await dueAttempts(deps.db, new Date(), DUE_BATCH);
+    const outcomes = await Promise.all(due.map((d) => attempt(deps, d.id, d.attempt)));
+    const n = outcomes.filter((o) => o !== undefined).length;
+    made += n;
+    if (due.length < DUE_BATCH || n === 0) return made;
   }
-  await sendTerminations(deps);
+}
+
+/**
+ * Gives back what this runtime still holds when its process stops: drained events whose first attempts were not
+ * all recorded (another drainer sends the missing ones) and claimed attempts (due again now). Nothing is recorded
+ * by this runtime afterwards, so an attempt is recorded once even when another instance makes it again.
+ */
+export async function handBackDeliveries(deps: AppDeps): Promise<void> {
+  const { held } = eventRuntimeOf(deps).delivery;
+  held.stopped = true;
+  for (const hold of held.holds) await releaseHolds(deps.db, [...hold.held], hold.until);
+  await releaseAttempts(deps.db, [...held.attempts], new Date());
 }
 
 /** Why an attempt must not be made: the subscription ended or expired, or access is gone (→ revoke). */
@@ -141,11 +177,19 @@ export async function attempt(
   deliveryId: string,
   n: number,
 ): Promise<AttemptOutcome | undefined> {
-  const sent = await eventRuntimeOf(deps).delivery.limited(async () => {
+  const { limited, held } = eventRuntimeOf(deps).delivery;
+  if (held.stopped) return undefined;
+  const sent = await limited(async () => {
     const claimed = await claimAttempt(deps.db, deliveryId, n, leaseFrom(new Date()));
-    return claimed ? await send(deps, claimed) : undefined;
+    if (!claimed) return undefined;
+    held.attempts.add(deliveryId);
+    return await send(deps, claimed);
   });
-  return sent ? await finish(deps, sent) : undefined;
+  try {
+    return sent ? await finish(deps, sent) : undefined;
+  } finally {
+    held.attempts.delete(deliveryId);
+  }
 }
 
 /**
@@ -198,13 +242,15 @@ async function send(deps: AppDeps, claimed: ClaimedAttempt, signing?: Promise<Si
 }
 
 /** Classifies and records a sent attempt (or the hold), then ends the subscription or schedules a retry. */
-async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
+async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome | undefined> {
   const { claimed, startedAt } = sent;
+  if (eventRuntimeOf(deps).delivery.held.stopped) return undefined; // handed back: the next holder records it
   if ("hold" in sent) return await holdAttempt(deps, claimed, sent.hold, startedAt);
   const { deliveryId, attempt: n } = claimed;
   const result = sent.result;
   const outcome = classify(result, n, deps.config.retryDelaysMs.length);
   const delay = outcome === "retry" ? retryDelay(deps.config.retryDelaysMs, n) : 0;
+  const nextAt = new Date(Date.now() + delay);
   await eventRuntimeOf(deps).delivery.recorder.add({
     deliveryId,
     attempt: n,
@@ -217,13 +263,11 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome> {
       ? `address_${result.reason}`
       : result.errorClass,
     outcome,
-    nextAt: new Date(Date.now() + delay),
+    nextAt,
     create: createOf(claimed),
   });
   if (outcome === "gone") await endForGone(deps, claimed);
-  if (outcome === "retry") {
-    await eventRuntimeOf(deps).jobs.enqueue({ t: "attempt", d: deliveryId, n: n + 1 }, delay);
-  }
+  if (outcome === "retry") eventRuntimeOf(deps).wake.dueAt(nextAt);
   return outcome;
 }
 
@@ -246,7 +290,6 @@ async function holdAttempt(
       await dropOpenDeliveries(tx, c.subscriptionId, now);
     });
     deps.log.log("info", "subscription revoked", { subscription: c.subscriptionId, reason: hold.revoke });
-    eventRuntimeOf(deps).kickTerminations();
   }
   await recordAttempt(deps.db, {
     deliveryId: c.deliveryId,

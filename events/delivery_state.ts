@@ -82,8 +82,20 @@ export interface EventBody {
   tooLarge: boolean;
 }
 
+/** What a runtime holds while it sends: given back when its process stops (`handBackDeliveries`). */
+export interface HeldDeliveries {
+  /** Set once the work was handed back: nothing is recorded or claimed any more. */
+  stopped: boolean;
+  /** The outbox rows of drained batches being sent, and until when they are held. */
+  holds: Set<{ held: Set<string>; until: Date }>;
+  /** Deliveries whose claimed attempt is being made. */
+  attempts: Set<string>;
+}
+
 /** The delivery loop's state of one event runtime. */
 export class DeliveryState {
+  /** What this runtime holds while sending. */
+  readonly held: HeldDeliveries = { stopped: false, holds: new Set(), attempts: new Set() };
   /** Runs an attempt's claim and POST when fewer than {@linkcode MAX_IN_FLIGHT} are running. */
   readonly limited: Limited = limiter(MAX_IN_FLIGHT);
   /** Runs a first-attempt batch when fewer than {@linkcode MAX_BATCHES} are being sent. */

@@ -58,14 +58,12 @@ export async function recordEvent<N extends EventName>(
 }
 
 /**
- * Runs `fn` in one transaction and, once it committed, asks the dispatcher to drain the outbox (docs/architecture.md §6;
- * the periodic sweep covers a crash between commit and this call). Use it for every action that records events.
+ * Runs `fn` in one transaction. Its commit wakes the dispatcher of every instance through Postgres (the outbox's
+ * trigger, docs/architecture.md §8), so the caller does nothing more. Use it for every action that records events.
  */
 export async function withEvents<T>(
-  deps: Pick<AppDeps, "db" | "events">,
+  deps: Pick<AppDeps, "db">,
   fn: (tx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  const result = await deps.db.kysely.transaction().execute(fn);
-  deps.events?.kick();
-  return result;
+  return await deps.db.kysely.transaction().execute(fn);
 }

@@ -1,13 +1,11 @@
 /**
  * The event machinery of one app (docs/architecture.md, "How an event travels"): the secret box, the signer,
- * the address policy, the SSRF-safe webhook client, the delivery loop's state, and the wake-ups of the job
- * queue that drain the outbox and send owed `terminated` messages. The queue's listener is started by the
- * composition (`background.ts`). Everything the event modules keep between calls lives in these objects,
+ * the address policy, the SSRF-safe webhook client, the delivery loop's state, and where retries' due times are
+ * told (the job engine, started by the composition, `background.ts`). Everything the event modules keep between calls lives in these objects,
  * created once per app (`createApp`), so two apps in one process (tests) share none of it.
  */
 import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
-import type { JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../log.ts";
 import { type AddressPolicy } from "./address.ts";
 import { DeliveryState } from "./delivery_state.ts";
@@ -30,20 +28,22 @@ export interface EventRuntime {
   policy: AddressPolicy;
   /** The SSRF-safe client every webhook POST goes through. */
   client: WebhookClient;
-  /** The delivery loop's limits, record batcher and memos. */
+  /** The delivery loop's limits, record batcher, memos and what it holds. */
   delivery: DeliveryState;
-  /** The job queue the delivery's wake-ups and retries go through. */
-  jobs: JobQueue;
-  /** Asks for an outbox drain (call after a transaction that recorded events committed). */
-  kick(): void;
-  /** Asks for owed `terminated` control messages to be sent. */
-  kickTerminations(): void;
+  /** Where a scheduled retry's due time is told, so this process makes it on time (the job engine). */
+  wake: DueTimes;
 }
 
-/** Builds the runtime of `deps` over the app's job queue (it wakes nothing until the queue listens). */
+/** Takes the due times of work scheduled for later (`jobs/engine.ts`). */
+export interface DueTimes {
+  /** Work becomes due at `at`. */
+  dueAt(at: Date): void;
+}
+
+/** Builds the runtime of `deps`; due times of retries go to `wake` (the app's job engine). */
 export function createEventRuntime(
   deps: { config: Config; log: Logger; db: Db },
-  jobs: JobQueue,
+  wake: DueTimes,
 ): EventRuntime {
   const { config } = deps;
   const caCerts = config.webhookCaFile ? [Deno.readTextFileSync(config.webhookCaFile)] : undefined;
@@ -54,9 +54,7 @@ export function createEventRuntime(
     policy,
     client: webhookClient({ policy, caCerts, timeoutMs: ATTEMPT_TIMEOUT_MS, userAgent: WEBHOOK_USER_AGENT }),
     delivery: new DeliveryState(deps.db),
-    jobs,
-    kick: () => jobs.kickDrain(),
-    kickTerminations: () => void jobs.enqueue({ t: "terminate" }),
+    wake,
   };
 }
 

@@ -27,8 +27,6 @@ import {
 import { insertMail } from "../db/mail.ts";
 import type { Database } from "../db/schema.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
-import type { EventRuntime } from "../events/runtime.ts";
-import type { JobQueue } from "../jobs/queue.ts";
 import { timingSafeEqual } from "../crypto.ts";
 import { clip } from "../text.ts";
 import { type EnquiryRef, MAIL_TOKEN, newMailToken, parseEnquiryRef } from "./enquiry_address.ts";
@@ -157,11 +155,6 @@ export function withoutQuote(text: string): string {
     out.push(line);
   }
   return out.join("\n").trim();
-}
-
-/** Asks this process's job queue to send the due mails (call after a commit that recorded a mail). */
-export function kickMail(deps: { jobs?: JobQueue | undefined; events?: EventRuntime | undefined }): void {
-  (deps.jobs ?? deps.events?.jobs)?.kickMail();
 }
 
 /** Whether `refText` (`<32 hex>-<stop token>` of a stop link) names an enquiry and its stop token. */

@@ -49,7 +49,7 @@ import {
   setInquiryStatus,
 } from "../db/inquiries.ts";
 import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/intake.ts";
-import { kickMail, recordEnquirerMail, replyTokenMatches, withoutQuote } from "./enquirer_mail.ts";
+import { recordEnquirerMail, replyTokenMatches, withoutQuote } from "./enquirer_mail.ts";
 import type { EnquiryRef } from "./enquiry_address.ts";
 
 /** The statuses of an enquiry, for the adapters that list or filter them. */
@@ -493,22 +493,17 @@ export interface ProviderActor {
  * the office's; `conflict` when rejected or closed.
  */
 export async function replyToInquiry(
-  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
+  deps: Pick<AppDeps, "db" | "clock">,
   actor: ProviderActor,
   inquiryId: string,
   body: string,
   origin: EventOrigin,
 ): Promise<{ messageId: string }> {
   const now = nowOf(deps);
-  const r = await withEvents(deps, (tx) => replyToInquiryIn(tx, actor, inquiryId, body, { origin, now }));
-  kickMail(deps);
-  return r;
+  return await withEvents(deps, (tx) => replyToInquiryIn(tx, actor, inquiryId, body, { origin, now }));
 }
 
-/**
- * {@linkcode replyToInquiry} inside the caller's transaction `tx` (which must kick the drain and, with
- * `kickMail`, the mail sender after commit; otherwise the sweep sends the mail).
- */
+/** {@linkcode replyToInquiry} inside the caller's transaction `tx` (its commit wakes the dispatcher and the mail sender). */
 export async function replyToInquiryIn(
   tx: Parameters<typeof lockInquiry>[0],
   actor: ProviderActor,
@@ -539,22 +534,17 @@ export async function replyToInquiryIn(
  * `not_found` unless the enquiry is the office's; `conflict` when already rejected or closed.
  */
 export async function rejectInquiry(
-  deps: Pick<AppDeps, "db" | "clock" | "events" | "jobs">,
+  deps: Pick<AppDeps, "db" | "clock">,
   actor: ProviderActor,
   inquiryId: string,
   body: string | undefined,
   origin: EventOrigin,
 ): Promise<{ messageId: string | null }> {
   const now = nowOf(deps);
-  const r = await withEvents(deps, (tx) => rejectInquiryIn(tx, actor, inquiryId, body, { origin, now }));
-  kickMail(deps);
-  return r;
+  return await withEvents(deps, (tx) => rejectInquiryIn(tx, actor, inquiryId, body, { origin, now }));
 }
 
-/**
- * {@linkcode rejectInquiry} inside the caller's transaction `tx` (which must kick the drain and, with
- * `kickMail`, the mail sender after commit; otherwise the sweep sends the mail).
- */
+/** {@linkcode rejectInquiry} inside the caller's transaction `tx` (its commit wakes the dispatcher and the mail sender). */
 export async function rejectInquiryIn(
   tx: Parameters<typeof lockInquiry>[0],
   actor: ProviderActor,

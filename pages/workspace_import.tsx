@@ -147,7 +147,6 @@ async function runImport(ctx: PageCtx, c: C) {
         dryRun,
         reactions: ctx.deps.reactions,
         origin: null,
-        events: ctx.deps.events,
       }),
     () => importPage(ctx, c, { problem: { fields: ["datei"] }, publish }),
   );

@@ -329,7 +329,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
             .join("");
           const at = new Date(w.t.now());
           await sql`insert into files (id, listing_id, office_id, name, sorte, content, size_bytes, sha256, status,
-            fehler, angaben, uploaded_at, queued_at, processed_at)
+            fehler, angaben, uploaded_at, due_at, processed_at)
           values (${id}, ${A}, ${w.officeId}, 'expose.pdf', ${sorte}, decode('255044462d', 'hex'), 5, ${hash},
             ${failed ? "failed" : "processed"}, ${failed ? "encrypted" : null},
             ${JSON.stringify(angaben)}::text::jsonb, ${at}, ${at}, ${at})`.execute(db.kysely);

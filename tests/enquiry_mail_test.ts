@@ -19,7 +19,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
 import { MAIL_RETRY_DELAYS_MS, sendDueMails, sendMail } from "../auth/mail.ts";
-import { startJobs } from "../background.ts";
+import { startBackground } from "../background.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
@@ -397,7 +397,7 @@ Deno.test("enquiry mails: a refused send is retried after the back-off, recorded
   const fake = fakeSmtp({ rcptReply: "451 4.3.0 try again later" });
   const tdb = await openTestDb();
   const t = await testApp(tdb.db, { SMTP_URL: `smtp://127.0.0.1:${fake.port}`, EVENTS_SWEEP_MS: "200" });
-  const jobs = startJobs(t.deps);
+  const jobs = await startBackground(t.deps);
   try {
     const office = { id: await ensureOffice(tdb.db, "Büro Retry") };
     const userId = await insertUser(tdb.db, {

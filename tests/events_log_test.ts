@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
-import { startJobs } from "../background.ts";
+import { startBackground } from "../background.ts";
 import { formatAttempt } from "../tasks/events_log.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { newSecret, until } from "./events_support.ts";
@@ -61,13 +61,12 @@ Deno.test("events:log shows every attempt of a subscription or an event; bad inp
     await t.step("real attempts: a retried 500 then 204, and four refused connections", async () => {
       const db = await sdb.open();
       const app = await testApp(db, deliveryEnv([rx.port, closedPort], ca));
-      const delivery = startJobs(app.deps);
+      const delivery = await startBackground(app.deps);
       try {
         const people = await preparePeople(db);
         okSub = await addSubscription(db, people, rx.url, secret);
         deadSub = await addSubscription(db, people, `https://localhost:${closedPort}/hook`, newSecret());
         events = await recordInquiries(db, people, 2);
-        app.deps.events?.kick(); // what withEvents does after the commit
         await until(
           async () => {
             // One statement, so both counts come from the same snapshot (two statements raced the drain).

@@ -5,7 +5,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { startJobs } from "../background.ts";
+import { startBackground } from "../background.ts";
 import { base64 } from "../crypto.ts";
 import { type OAuthWorld, oauthWorld, register, tokensFor } from "./oauth_support.ts";
 import { type Receiver, type ReceiverOptions, startReceiver, testCa } from "./webhook_receiver.ts";
@@ -52,7 +52,9 @@ export async function eventsWorld(opts: EventsWorldOptions = {}): Promise<Events
     EVENTS_SWEEP_MS: "1000",
     ...opts.env,
   });
-  const delivery = opts.deliver === false ? { stop: () => Promise.resolve() } : startJobs(w.t.deps);
+  const delivery = opts.deliver === false
+    ? { stop: () => Promise.resolve() }
+    : await startBackground(w.t.deps);
   return {
     ...w,
     receivers,

@@ -71,6 +71,7 @@ class Shared {
           kysely: db.kysely,
           search: db.search,
           execScript: (s) => db.execScript(s),
+          listen: (...a) => db.listen(...a),
           close: () => Promise.resolve(),
         }),
       out: (l) => out.push(l),

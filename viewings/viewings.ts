@@ -16,7 +16,7 @@ import { AppError } from "../errors.ts";
 import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
 import { spanDe, whenDe } from "./text.ts";
-import { kickMail, recordEnquirerMail } from "../inquiries/enquirer_mail.ts";
+import { recordEnquirerMail } from "../inquiries/enquirer_mail.ts";
 import { inquiryWritable } from "../inquiries/inquiries.ts";
 
 /** The most slots one call may create. */
@@ -441,7 +441,7 @@ async function notifySeekers(
  * again change nothing. `not_found` for a slot outside the office, `conflict` for a cancelled slot.
  */
 export async function moveViewingSlot(
-  deps: ViewingDeps & Pick<AppDeps, "events" | "jobs">,
+  deps: ViewingDeps,
   principal: Principal,
   slotId: string,
   times: SlotTimes,
@@ -466,7 +466,6 @@ export async function moveViewingSlot(
       bookings_affected: same ? 0 : booked.length,
     };
   });
-  if (r.bookings_affected > 0) kickMail(deps);
   return r;
 }
 
@@ -476,7 +475,7 @@ export async function moveViewingSlot(
  * slot outside the office.
  */
 export async function cancelViewingSlot(
-  deps: ViewingDeps & Pick<AppDeps, "events" | "jobs">,
+  deps: ViewingDeps,
   principal: Principal,
   slotId: string,
 ): Promise<SlotChangeResult> {
@@ -493,7 +492,6 @@ export async function cancelViewingSlot(
     const n = await notifySeekers(tx, principal, booked, { kind: "cancelled", was: slot.starts_at }, now);
     return { slot: providerSlot(cancelled, []), bookings_affected: n };
   });
-  if (r.bookings_affected > 0) kickMail(deps);
   return r;
 }
 

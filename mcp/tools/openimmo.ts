@@ -71,7 +71,6 @@ export function registerOpenImmoTools(server: ToolTarget, deps: AppDeps): void {
       publish: veroeffentlichen === true,
       reactions: deps.reactions,
       origin: originOf(principal),
-      events: deps.events,
     });
     return { data: summary, text: summaryText(summary) };
   });
