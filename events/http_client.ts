@@ -22,13 +22,53 @@ export type PostOutcome =
   /** The receiver answered; `body` holds at most `maxResponseBytes` bytes of the answer, decoded as UTF-8. */
   | { kind: "response"; status: number; body: string; durationMs: number }
   /** No (complete) answer: the attempt timed out, the port refused, TLS failed, or another network error. */
-  | {
-    kind: "failure";
-    errorClass: "timeout" | "connection_refused" | "tls_error" | "network";
-    durationMs: number;
-  }
+  | { kind: "failure"; errorClass: Exclude<FailureClass, "response_too_large">; durationMs: number }
+  /**
+   * The answer was larger than the client reads (a head over 16 KiB, or a body over `maxResponseBytes`): reading
+   * stopped and the connection was closed. `status` is the answer's status, null when its head was too large.
+   */
+  | { kind: "failure"; errorClass: "response_too_large"; status: number | null; durationMs: number }
   /** The address check failed; nothing was sent. */
   | { kind: "refused"; reason: UrlRefusal; durationMs: number };
+
+/** The failure outcome of `errorClass` (`status`: the answer's status of a `response_too_large`, if it had one). */
+export function failureOf(
+  errorClass: FailureClass,
+  durationMs: number,
+  status: number | null = null,
+): PostOutcome {
+  return errorClass === "response_too_large"
+    ? { kind: "failure", errorClass, status, durationMs }
+    : { kind: "failure", errorClass, durationMs };
+}
+
+/**
+ * The failure categories of the MCP events draft (`deliveryStatus.lastError`, and `data.reason` of -32015), as far
+ * as one attempt tells them; `challenge_failed` belongs to the verification, not to an attempt.
+ */
+export type DeliveryErrorCategory = "connection_refused" | "timeout" | "tls_error" | "http_4xx" | "http_5xx";
+
+/** The category of a status that is not 2xx: 5xx `http_5xx`, anything else (4xx, an unfollowed 3xx) `http_4xx`. */
+function statusCategory(status: number): DeliveryErrorCategory {
+  return status >= 500 ? "http_5xx" : "http_4xx";
+}
+
+/**
+ * The draft's category of an attempt, or null for a 2xx answer. A refused address (nothing was sent) and a
+ * connection that broke (`network`) count as `connection_refused`; an answer over the read limit counts by its
+ * status (a 2xx answer is null: the receiver accepted), and as `http_5xx` when even its head was too large.
+ */
+export function errorCategory(outcome: PostOutcome): DeliveryErrorCategory | null {
+  if (outcome.kind === "refused") return "connection_refused";
+  if (outcome.kind === "response") {
+    return outcome.status >= 200 && outcome.status < 300 ? null : statusCategory(outcome.status);
+  }
+  if (outcome.errorClass !== "response_too_large") {
+    return outcome.errorClass === "network" ? "connection_refused" : outcome.errorClass;
+  }
+  if (outcome.status === null) return "http_5xx";
+  return outcome.status >= 200 && outcome.status < 300 ? null : statusCategory(outcome.status);
+}
 
 /** Settings of a {@linkcode webhookClient}. */
 export interface WebhookClientOptions {
@@ -67,7 +107,8 @@ const IDLE_SOCKET_MS = 4_000;
 /** Largest response head (status line and headers) read. */
 const MAX_HEAD_BYTES = 16 * 1024;
 
-type FailureClass = "timeout" | "connection_refused" | "tls_error" | "network";
+/** Why an attempt has no usable answer. */
+export type FailureClass = "timeout" | "connection_refused" | "tls_error" | "response_too_large" | "network";
 
 /** How often running attempts are checked against their deadlines: a timeout fires at most this much late. */
 const DEADLINE_TICK_MS = 20;
@@ -433,11 +474,12 @@ class Incoming {
     for (let from = this.#start;;) {
       const at = indexOf(this.#buf, delimiter, from, this.#end);
       if (at >= 0) {
+        if (at - this.#start > max) throw new HeadTooLarge();
         const text = decoder.decode(this.#buf.subarray(this.#start, at));
         this.#start = at + delimiter.length;
         return text;
       }
-      if (this.#end - this.#start > max) throw new Error("response head too long");
+      if (this.#end - this.#start > max) throw new HeadTooLarge();
       from = Math.max(this.#start, this.#end - delimiter.length + 1);
       const before = this.#start;
       if (!(await this.#fill())) throw new Error("connection closed");
@@ -454,6 +496,9 @@ class Incoming {
     return out;
   }
 }
+
+/** Thrown when a response head (or a chunk-size line) is longer than the client reads. */
+class HeadTooLarge extends Error {}
 
 /** Where `text` (ASCII) starts in `buf[from, end)`, or -1. */
 function indexOf(buf: Uint8Array, text: string, from: number, end: number): number {
@@ -558,7 +603,7 @@ async function readChunked(incoming: Incoming, body: Capped): Promise<boolean> {
 
 /** What one exchange on a connection gave. */
 type Exchanged =
-  | { status: number; body: Uint8Array; reusable: boolean }
+  | { status: number; body: Uint8Array; tooLarge: boolean; reusable: boolean }
   | { error: unknown; received: boolean };
 
 /** Writes the request and reads the (capped) answer, skipping 1xx heads; closes `conn` when `deadline` passes. */
@@ -580,7 +625,7 @@ async function exchange(
     const body = new Capped(maxBytes);
     const complete = await readBody(incoming, head, body);
     const keep = head.minor === 1 && !/\bclose\b/i.test(head.headers.get("connection") ?? "");
-    return { status: head.status, body: body.bytes(), reusable: complete && keep };
+    return { status: head.status, body: body.bytes(), tooLarge: body.full, reusable: complete && keep };
   } catch (error) {
     return { error, received: incoming.received };
   } finally {
@@ -597,8 +642,8 @@ function unlessExpired<T>(work: Promise<T>, deadline: Deadline): Promise<T | nul
   });
 }
 
-/** What one request gave: an answer or an error class. */
-type Sent = { status: number; body: Uint8Array } | { error: FailureClass };
+/** What one request gave: an answer (`tooLarge` when it was cut) or an error class. */
+type Sent = { status: number; body: Uint8Array; tooLarge: boolean } | { error: FailureClass };
 
 /**
  * Sends `request` over a pooled connection to the pinned `ip`. A reused connection that ends before any byte of
@@ -620,10 +665,11 @@ async function send(
     const out = await exchange(got.conn, pool.incomingOf(got.conn), request, maxBytes, deadline);
     if (!("error" in out)) {
       pool.release(got.slot, got.conn, out.reusable);
-      return { status: out.status, body: out.body };
+      return { status: out.status, body: out.body, tooLarge: out.tooLarge };
     }
     pool.release(got.slot, got.conn, false);
     if (deadline.expired) return { error: "timeout" };
+    if (out.error instanceof HeadTooLarge) return { error: "response_too_large" };
     if (!got.reused || out.received) return { error: classify(out.error) };
   }
 }
@@ -644,7 +690,7 @@ async function attemptPost(
 ): Promise<PostOutcome> {
   const durationMs = () => Math.round(performance.now() - started);
   const vetted = await unlessExpired(vetWebhookUrl(call.url, opts.policy, addresses), deadline);
-  if (vetted === null) return { kind: "failure", errorClass: "timeout", durationMs: durationMs() };
+  if (vetted === null) return failureOf("timeout", durationMs());
   if (!vetted.ok) return { kind: "refused", reason: vetted.reason, durationMs: durationMs() };
   const request = requestBytes(call.url, call.headers, opts.userAgent, call.body);
   const result = await send(
@@ -654,7 +700,8 @@ async function attemptPost(
     opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     deadline,
   );
-  if ("error" in result) return { kind: "failure", errorClass: result.error, durationMs: durationMs() };
+  if ("error" in result) return failureOf(result.error, durationMs());
+  if (result.tooLarge) return failureOf("response_too_large", durationMs(), result.status);
   return {
     kind: "response",
     status: result.status,
@@ -675,11 +722,10 @@ export function webhookClient(opts: WebhookClientOptions): WebhookClient {
       try {
         return await attemptPost(state, { url, headers, body }, deadline, started);
       } catch (err) {
-        return {
-          kind: "failure",
-          errorClass: deadline.expired ? "timeout" : classify(err),
-          durationMs: Math.round(performance.now() - started),
-        };
+        return failureOf(
+          deadline.expired ? "timeout" : classify(err),
+          Math.round(performance.now() - started),
+        );
       } finally {
         deadlines.done(deadline);
       }
