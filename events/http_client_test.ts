@@ -9,28 +9,6 @@ import {
   type WebhookClientOptions,
 } from "./http_client.ts";
 import { classify } from "./delivery.ts";
-import { undiciWebhookClient } from "./http_client_undici.ts";
-import { nodeWebhookClient } from "./http_client_node.ts";
-
-/**
- * The clients under test: ours, and with `WEBHOOK_TEST_CLIENTS=own,undici,node` the measured candidates too
- * (docs/architecture.md §11.5); each test below runs once per client.
- */
-const ALL_CLIENTS = { own: webhookClient, undici: undiciWebhookClient, node: nodeWebhookClient };
-const CLIENTS = Object.fromEntries(
-  (Deno.env.get("WEBHOOK_TEST_CLIENTS") ?? "own").split(",").map((n) => [n, ALL_CLIENTS[n as "own"]]),
-);
-let makeClient: typeof webhookClient = webhookClient;
-
-/** Registers `fn` once per client of {@linkcode CLIENTS}. */
-function clientTest(name: string, fn: () => Promise<void>): void {
-  for (const [client, make] of Object.entries(CLIENTS)) {
-    Deno.test(`${client}: ${name}`, async () => {
-      makeClient = make;
-      await fn();
-    });
-  }
-}
 
 const AGENT = "test-mcp-events";
 const BODY = JSON.stringify({
@@ -55,7 +33,7 @@ async function withReceiver(
 /** A client that trusts the test CA and allows loopback on `ports`. */
 async function clientFor(ports: number[], extra: Partial<WebhookClientOptions> = {}) {
   const policy: AddressPolicy = { loopbackPorts: new Set(ports) };
-  return makeClient({ policy, caCerts: [(await testCa()).caPem], userAgent: AGENT, ...extra });
+  return webhookClient({ policy, caCerts: [(await testCa()).caPem], userAgent: AGENT, ...extra });
 }
 
 async function postOnce(
@@ -79,7 +57,7 @@ function closedPort(): number {
   return port;
 }
 
-clientTest("a 2xx answer: headers and body arrive, status and body come back", async () => {
+Deno.test("a 2xx answer: headers and body arrive, status and body come back", async () => {
   await withReceiver({ respond: () => new Response("thanks", { status: 200 }) }, async (r) => {
     const out = await postOnce(r);
     assert.equal(out.kind, "response");
@@ -96,7 +74,7 @@ clientTest("a 2xx answer: headers and body arrive, status and body come back", a
   });
 });
 
-clientTest("headers given by the caller win over the defaults", async () => {
+Deno.test("headers given by the caller win over the defaults", async () => {
   await withReceiver({}, async (r) => {
     const client = await clientFor([r.port]);
     try {
@@ -114,7 +92,7 @@ clientTest("headers given by the caller win over the defaults", async () => {
   });
 });
 
-clientTest("410 and 3xx are plain responses; a redirect is not followed", async () => {
+Deno.test("410 and 3xx are plain responses; a redirect is not followed", async () => {
   let status = 410;
   await withReceiver({
     respond: () => new Response(null, { status, headers: { location: "https://localhost:1/elsewhere" } }),
@@ -128,7 +106,7 @@ clientTest("410 and 3xx are plain responses; a redirect is not followed", async 
   });
 });
 
-clientTest("a receiver slower than timeoutMs gives a timeout", async () => {
+Deno.test("a receiver slower than timeoutMs gives a timeout", async () => {
   const never = Promise.withResolvers<Response>();
   await withReceiver({ respond: () => never.promise }, async (r) => {
     const out = await postOnce(r, { timeoutMs: 200 });
@@ -137,7 +115,7 @@ clientTest("a receiver slower than timeoutMs gives a timeout", async () => {
   });
 });
 
-clientTest(
+Deno.test(
   "an answer over maxResponseBytes is response_too_large with its status; reading stops",
   async () => {
     const chunk = new TextEncoder().encode("x".repeat(4096));
@@ -163,14 +141,14 @@ clientTest(
   },
 );
 
-clientTest("an answer of exactly maxResponseBytes is a response", async () => {
+Deno.test("an answer of exactly maxResponseBytes is a response", async () => {
   await withReceiver({ respond: () => new Response("y".repeat(10_000), { status: 200 }) }, async (r) => {
     const out = await postOnce(r, { maxResponseBytes: 10_000 });
     assert.equal(out.kind === "response" && out.body, "y".repeat(10_000));
   });
 });
 
-clientTest(
+Deno.test(
   "TLS: an unknown CA or a certificate for another name is a tls_error, and nothing is delivered",
   async () => {
     const ca = await testCa();
@@ -191,7 +169,7 @@ clientTest(
   },
 );
 
-clientTest("a closed port is connection_refused", async () => {
+Deno.test("a closed port is connection_refused", async () => {
   const port = closedPort();
   const client = await clientFor([port]);
   try {
@@ -202,7 +180,7 @@ clientTest("a closed port is connection_refused", async () => {
   }
 });
 
-clientTest("loopback on a port that is not allowed is refused before any request", async () => {
+Deno.test("loopback on a port that is not allowed is refused before any request", async () => {
   await withReceiver({}, async (r) => {
     const client = await clientFor([r.port + 1]);
     try {
@@ -217,7 +195,7 @@ clientTest("loopback on a port that is not allowed is refused before any request
   });
 });
 
-clientTest(
+Deno.test(
   "DNS rebinding: every call re-resolves; a private second answer is refused and never reached",
   async () => {
     await withReceiver({}, async (r) => {
@@ -244,7 +222,7 @@ clientTest(
   },
 );
 
-clientTest("keep-alive: sequential posts to one receiver reuse one connection; close() ends it", async () => {
+Deno.test("keep-alive: sequential posts to one receiver reuse one connection; close() ends it", async () => {
   await withReceiver({}, async (r) => {
     const client = await clientFor([r.port]);
     try {
@@ -321,7 +299,7 @@ function oneShotServer() {
   });
 }
 
-clientTest("a kept-alive connection the receiver dropped is replaced once, on a new connection", async () => {
+Deno.test("a kept-alive connection the receiver dropped is replaced once, on a new connection", async () => {
   const server = await oneShotServer();
   const client = await clientFor([server.port]);
   try {
@@ -336,7 +314,7 @@ clientTest("a kept-alive connection the receiver dropped is replaced once, on a 
   assert.deepEqual(server.stats, { connections: 2, requests: 3 });
 });
 
-clientTest("a URL that fails the check is refused with its reason", async () => {
+Deno.test("a URL that fails the check is refused with its reason", async () => {
   const client = await clientFor([]);
   try {
     const out = await client.post(new URL("https://[fd00::1]/hook"), {}, BODY);
@@ -355,7 +333,7 @@ function scriptedServer(answer: (n: number) => string) {
   });
 }
 
-clientTest(
+Deno.test(
   "answers larger than the reader's first buffer arrive whole, one after another on one connection",
   async () => {
     // Request 0: a 10 KiB header and a 30 KiB body; request 1: a small answer; request 2: a chunked 20 KiB body.
@@ -390,7 +368,7 @@ clientTest(
   },
 );
 
-clientTest(
+Deno.test(
   "a post waiting for one of the 16 connections to a busy receiver times out in line, like those sent",
   async () => {
     // Reads the requests and never answers; the client's deadline closes the connection.
@@ -411,7 +389,7 @@ clientTest(
   },
 );
 
-clientTest("an answer whose head is over 16 KiB is response_too_large without a status", async () => {
+Deno.test("an answer whose head is over 16 KiB is response_too_large without a status", async () => {
   const server = await scriptedServer(() =>
     `HTTP/1.1 200 OK\r\nx-big: ${"h".repeat(20 * 1024)}\r\ncontent-length: 0\r\n\r\n`
   );
