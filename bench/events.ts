@@ -15,6 +15,9 @@
  *    the rounds' ratios. Why rounds: on a shared 2-CPU machine the floor alone varied from 5,548 to 10,058
  *    deliveries/s between consecutive 1.3 s measurements in one process, so one floor and one throughput
  *    measured seconds apart gave a ratio that was mostly noise (0.38 to 0.77 for the same code).
+ *    After each round, the same N×M signed POSTs through the service's webhook client alone (no database), against
+ *    a floor measured just before: its rate over the floor's and its JavaScript-thread CPU per POST (from /proc).
+ *    This compared our client with undici and node:https (docs/architecture.md §11.5).
  * 3. Latency: events triggered at a steady rate of half the median floor (in deliveries/s) for `BENCH_SECONDS`;
  *    trigger-to-arrival p50/p99.
  * Expected (issue): throughput ≥ 0.5 × floor (median ratio of the rounds); p99 under 1 s at that rate.
@@ -42,6 +45,7 @@ import { startBackground } from "../background.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { createEventRuntime } from "../events/runtime.ts";
 import { JobEngine } from "../jobs/engine.ts";
+import type { WebhookClient } from "../events/http_client.ts";
 import { agentReactions } from "../agent/hooks.ts";
 import { base64 } from "../crypto.ts";
 import { secretBox, WebhookSigner } from "../events/signing.ts";
@@ -101,13 +105,16 @@ async function startReceiver(arrivals: Arrivals) {
   return { server, port: server.addr.port, caPem: ca.caPem, waitFor };
 }
 
-/** The floor: N×M signed fetch POSTs, `concurrency` in flight, over HTTP/1.1 only unless `http2`. */
-async function floor(url: string, caPem: string, concurrency: number, http2: boolean): Promise<number> {
-  const client = Deno.createHttpClient({ caCerts: [caPem], http1: true, http2 });
+/** Sends one signed POST of `body` as message `id` (the floor's `fetch`, or a webhook client). */
+type Poster = (id: string, headers: Record<string, string>, body: string) => Promise<void>;
+
+/** N×M signed POSTs through `post`, `concurrency` in flight; deliveries/s and JavaScript-thread CPU µs per POST. */
+async function signedPosts(post: Poster, concurrency: number): Promise<{ rate: number; cpuUs: number }> {
   const signer = new WebhookSigner();
   const secret = `whsec_${base64(crypto.getRandomValues(new Uint8Array(32)))}`;
   const total = N * M;
   let next = 0;
+  const c0 = await cpuNow().catch(() => undefined);
   const t0 = performance.now();
   const worker = async () => {
     while (next < total) {
@@ -121,27 +128,45 @@ async function floor(url: string, caPem: string, concurrency: number, http2: boo
         cursor: null,
       });
       const ts = Math.floor(Date.now() / 1000);
-      const res = await fetch(url, {
-        method: "POST",
-        client,
-        headers: {
-          "content-type": "application/json",
-          "webhook-id": id,
-          "webhook-timestamp": String(ts),
-          "webhook-signature": await signer.header([secret], id, ts, body),
-          "x-mcp-subscription-id": "sub_floor",
-          "user-agent": "bench-mcp-events",
-        },
-        body,
-        redirect: "manual",
-      });
-      await res.body?.cancel();
+      await post(id, {
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": String(ts),
+        "webhook-signature": await signer.header([secret], id, ts, body),
+        "x-mcp-subscription-id": "sub_floor",
+        "user-agent": "bench-mcp-events",
+      }, body);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const rate = total / ((performance.now() - t0) / 1000);
-  client.close();
-  return rate;
+  const c1 = c0 ? await cpuNow().catch(() => undefined) : undefined;
+  return { rate, cpuUs: c0 && c1 ? ((c1.main - c0.main) * 1000) / total : NaN };
+}
+
+/** The floor: N×M signed fetch POSTs, `concurrency` in flight, over HTTP/1.1 only unless `http2`. */
+async function floor(url: string, caPem: string, concurrency: number, http2: boolean): Promise<number> {
+  const client = Deno.createHttpClient({ caCerts: [caPem], http1: true, http2 });
+  try {
+    const { rate } = await signedPosts(async (_id, headers, body) => {
+      const res = await fetch(url, { method: "POST", client, headers, body, redirect: "manual" });
+      await res.body?.cancel();
+    }, concurrency);
+    return rate;
+  } finally {
+    client.close();
+  }
+}
+
+/** The same N×M signed POSTs through a webhook client alone (no database): its rate and CPU against the floor. */
+async function clientAlone(client: WebhookClient, url: string, concurrency: number) {
+  const target = new URL(url);
+  return await signedPosts(async (_id, headers, body) => {
+    const out = await client.post(target, headers, body);
+    if (out.kind !== "response" || out.status !== 204) {
+      throw new Error(`bench post failed: ${JSON.stringify(out)}`);
+    }
+  }, concurrency);
 }
 
 async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind: string }> {
@@ -411,12 +436,26 @@ async function main() {
     await warmUp(deps, officeId, rx, db);
     arrivals.clear();
     const rounds: Round[] = [];
+    const aloneRatios: number[] = [];
+    const aloneCpu: number[] = [];
     for (let r = 1; r <= ROUNDS; r++) {
       const floorRate = await floor(url, rx.caPem, CONCURRENCY, false);
       arrivals.clear();
       const round = { floorRate, ...await throughput(deps, officeId, rx, arrivals) };
       arrivals.clear();
       rounds.push(round);
+      const floorAgain = await floor(url, rx.caPem, CONCURRENCY, false);
+      const alone = await clientAlone(deps.events!.client, url, CONCURRENCY);
+      arrivals.clear();
+      aloneRatios.push(alone.rate / floorAgain);
+      aloneCpu.push(alone.cpuUs);
+      say(
+        `round ${r} client alone: floor ${floorAgain.toFixed(0)}, webhook client ${
+          alone.rate.toFixed(0)
+        } posts/s, ratio ${(alone.rate / floorAgain).toFixed(2)}, JavaScript thread ${
+          alone.cpuUs.toFixed(0)
+        } µs per post`,
+      );
       say(
         `round ${r}: floor (plain signed fetch, HTTP/1.1, ${CONCURRENCY} in flight) ${
           floorRate.toFixed(0)
@@ -436,6 +475,11 @@ async function main() {
         rounds.map((r) => (r.rate / r.floorRate).toFixed(2)).join(" ")
       })`,
     );
+    say(
+      `webhook client alone: median ratio ${median(aloneRatios).toFixed(2)} (${
+        aloneRatios.map((x) => x.toFixed(2)).join(" ")
+      }), JavaScript thread per post median ${median(aloneCpu).toFixed(0)} µs`,
+    );
     const { p50, p99, perSecond } = await latency(deps, officeId, rx, arrivals, 0.5 * floorRate);
     say(
       `latency at ${perSecond.toFixed(0)} deliveries/s (${
@@ -449,7 +493,11 @@ async function main() {
     if (jsonPath) {
       await Deno.writeTextFile(
         jsonPath,
-        JSON.stringify({ N, M, rounds, floorRate, defaultRate, rate, ratio, p50, p99 }, null, 2),
+        JSON.stringify(
+          { N, M, rounds, aloneRatios, aloneCpu, floorRate, defaultRate, rate, ratio, p50, p99 },
+          null,
+          2,
+        ),
       );
     }
     await delivery.stop();

@@ -395,13 +395,16 @@ async function post(deps: AppDeps, c: ClaimedAttempt, signing: Promise<SignedAtt
   return await rt.client.post(rt.delivery.url(c.url), signed.headers, signed.body);
 }
 
-/** Spec §6.3 rules 4 and 5: 2xx delivered; 410 gone and 413 failed without retry; the rest retried. */
+/**
+ * Spec §6.3 rules 4 and 5: 2xx delivered; 410 gone and 413 failed without retry; the rest retried. An answer over
+ * the read limit counts by its status but is never retried (docs/contract.md §6.4).
+ */
 export function classify(result: PostOutcome, n: number, attempts: number): AttemptOutcome {
-  if (result.kind === "response") {
-    if (result.status >= 200 && result.status < 300) return "delivered";
-    if (result.status === 410) return "gone";
-    if (result.status === 413) return "failed";
-  }
+  const tooLarge = result.kind === "failure" && result.errorClass === "response_too_large";
+  const status = result.kind === "response" ? result.status : tooLarge ? result.status : null;
+  if (status !== null && status >= 200 && status < 300) return "delivered";
+  if (status === 410) return "gone";
+  if (status === 413 || tooLarge) return "failed";
   return n < attempts ? "retry" : "failed";
 }
 

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { type Receiver, type ReceiverOptions, startReceiver, testCa } from "../tests/webhook_receiver.ts";
 import type { AddressPolicy } from "./address.ts";
-import { type PostOutcome, webhookClient, type WebhookClientOptions } from "./http_client.ts";
+import {
+  type DeliveryErrorCategory,
+  errorCategory,
+  type PostOutcome,
+  webhookClient,
+  type WebhookClientOptions,
+} from "./http_client.ts";
+import { classify } from "./delivery.ts";
 
 const AGENT = "test-mcp-events";
 const BODY = JSON.stringify({
@@ -108,34 +115,59 @@ Deno.test("a receiver slower than timeoutMs gives a timeout", async () => {
   });
 });
 
-Deno.test("an endless response body is cut at maxResponseBytes", async () => {
-  const chunk = new TextEncoder().encode("x".repeat(4096));
-  const endless = () =>
-    new Response(new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(chunk) }), { status: 200 });
-  await withReceiver({ respond: endless }, async (r) => {
+Deno.test(
+  "an answer over maxResponseBytes is response_too_large with its status; reading stops",
+  async () => {
+    const chunk = new TextEncoder().encode("x".repeat(4096));
+    let pulled = 0;
+    const endless = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (c) => {
+            pulled++;
+            c.enqueue(chunk);
+          },
+        }),
+        { status: 500 },
+      );
+    await withReceiver({ respond: endless }, async (r) => {
+      const out = await postOnce(r, { maxResponseBytes: 10_000 });
+      assert.deepEqual(out.kind === "failure" && [out.errorClass, "status" in out && out.status], [
+        "response_too_large",
+        500,
+      ]);
+      assert.ok(pulled < 1_000, `${pulled} chunks pulled`);
+    });
+  },
+);
+
+Deno.test("an answer of exactly maxResponseBytes is a response", async () => {
+  await withReceiver({ respond: () => new Response("y".repeat(10_000), { status: 200 }) }, async (r) => {
     const out = await postOnce(r, { maxResponseBytes: 10_000 });
-    assert.equal(out.kind, "response");
-    assert.equal(out.kind === "response" && out.body, "x".repeat(10_000));
+    assert.equal(out.kind === "response" && out.body, "y".repeat(10_000));
   });
 });
 
-Deno.test("TLS: an unknown CA or a certificate for another name is a tls_error, and nothing is delivered", async () => {
-  const ca = await testCa();
-  await withReceiver({}, async (r) => {
-    const policy = (resolve?: AddressPolicy["resolve"]) => ({ loopbackPorts: new Set([r.port]), resolve });
-    const cases: [string, Partial<WebhookClientOptions>][] = [
-      ["default roots only", { caCerts: undefined }],
-      ["the leaf as CA", { caCerts: [ca.certPem] }],
-      ["another name", { policy: policy(() => Promise.resolve(["127.0.0.1"])) }],
-    ];
-    for (const [name, extra] of cases) {
-      const url = name === "another name" ? `https://hooks.example:${r.port}/hook` : r.url;
-      const out = await postOnce(r, extra, url);
-      assert.deepEqual(out.kind === "failure" && out.errorClass, "tls_error", name);
-    }
-    assert.equal(r.deliveries.length, 0);
-  });
-});
+Deno.test(
+  "TLS: an unknown CA or a certificate for another name is a tls_error, and nothing is delivered",
+  async () => {
+    const ca = await testCa();
+    await withReceiver({}, async (r) => {
+      const policy = (resolve?: AddressPolicy["resolve"]) => ({ loopbackPorts: new Set([r.port]), resolve });
+      const cases: [string, Partial<WebhookClientOptions>][] = [
+        ["default roots only", { caCerts: undefined }],
+        ["the leaf as CA", { caCerts: [ca.certPem] }],
+        ["another name", { policy: policy(() => Promise.resolve(["127.0.0.1"])) }],
+      ];
+      for (const [name, extra] of cases) {
+        const url = name === "another name" ? `https://hooks.example:${r.port}/hook` : r.url;
+        const out = await postOnce(r, extra, url);
+        assert.deepEqual(out.kind === "failure" && out.errorClass, "tls_error", name);
+      }
+      assert.equal(r.deliveries.length, 0);
+    });
+  },
+);
 
 Deno.test("a closed port is connection_refused", async () => {
   const port = closedPort();
@@ -163,29 +195,32 @@ Deno.test("loopback on a port that is not allowed is refused before any request"
   });
 });
 
-Deno.test("DNS rebinding: every call re-resolves; a private second answer is refused and never reached", async () => {
-  await withReceiver({}, async (r) => {
-    const answers = [["127.0.0.1"], ["10.0.0.1", "127.0.0.1"]];
-    let lookups = 0;
-    const resolve = () => {
-      lookups++;
-      return Promise.resolve(answers.shift() ?? []);
-    };
-    const client = await clientFor([], { policy: { loopbackPorts: new Set([r.port]), resolve } });
-    try {
-      const first = await client.post(new URL(r.url), {}, BODY);
-      assert.equal(first.kind === "response" && first.status, 204);
-      const second = await client.post(new URL(r.url), {}, BODY);
-      assert.deepEqual(second.kind === "refused" && second.reason, "not_public");
-      const third = await client.post(new URL(r.url), {}, BODY);
-      assert.deepEqual(third.kind === "refused" && third.reason, "unresolvable");
-    } finally {
-      client.close();
-    }
-    assert.equal(lookups, 3);
-    assert.equal(r.deliveries.length, 1);
-  });
-});
+Deno.test(
+  "DNS rebinding: every call re-resolves; a private second answer is refused and never reached",
+  async () => {
+    await withReceiver({}, async (r) => {
+      const answers = [["127.0.0.1"], ["10.0.0.1", "127.0.0.1"]];
+      let lookups = 0;
+      const resolve = () => {
+        lookups++;
+        return Promise.resolve(answers.shift() ?? []);
+      };
+      const client = await clientFor([], { policy: { loopbackPorts: new Set([r.port]), resolve } });
+      try {
+        const first = await client.post(new URL(r.url), {}, BODY);
+        assert.equal(first.kind === "response" && first.status, 204);
+        const second = await client.post(new URL(r.url), {}, BODY);
+        assert.deepEqual(second.kind === "refused" && second.reason, "not_public");
+        const third = await client.post(new URL(r.url), {}, BODY);
+        assert.deepEqual(third.kind === "refused" && third.reason, "unresolvable");
+      } finally {
+        client.close();
+      }
+      assert.equal(lookups, 3);
+      assert.equal(r.deliveries.length, 1);
+    });
+  },
+);
 
 Deno.test("keep-alive: sequential posts to one receiver reuse one connection; close() ends it", async () => {
   await withReceiver({}, async (r) => {
@@ -298,52 +333,114 @@ function scriptedServer(answer: (n: number) => string) {
   });
 }
 
-Deno.test("answers larger than the reader's first buffer arrive whole, one after another on one connection", async () => {
-  // Request 0: a 10 KiB header and a 30 KiB body; request 1: a small answer; request 2: a chunked 20 KiB body.
-  const big = "x".repeat(10 * 1024);
-  const body = (n: number) => `${n}`.repeat(30 * 1024 / `${n}`.length);
-  const chunk = "z".repeat(10 * 1024);
-  const server = await scriptedServer((n) =>
-    n === 0
-      ? `HTTP/1.1 200 OK\r\nx-big: ${big}\r\ncontent-length: ${body(7).length}\r\n\r\n${body(7)}`
-      : n === 1
-      ? "HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\nok"
-      : `HTTP/1.1 202 Accepted\r\ntransfer-encoding: chunked\r\n\r\n2800\r\n${chunk}\r\n2800\r\n${chunk}\r\n0\r\n\r\n`
-        .replace(
-          /2800/g,
-          chunk.length.toString(16),
-        )
+Deno.test(
+  "answers larger than the reader's first buffer arrive whole, one after another on one connection",
+  async () => {
+    // Request 0: a 10 KiB header and a 30 KiB body; request 1: a small answer; request 2: a chunked 20 KiB body.
+    const big = "x".repeat(10 * 1024);
+    const body = (n: number) => `${n}`.repeat(30 * 1024 / `${n}`.length);
+    const chunk = "z".repeat(10 * 1024);
+    const server = await scriptedServer((n) =>
+      n === 0
+        ? `HTTP/1.1 200 OK\r\nx-big: ${big}\r\ncontent-length: ${body(7).length}\r\n\r\n${body(7)}`
+        : n === 1
+        ? "HTTP/1.1 201 Created\r\ncontent-length: 2\r\n\r\nok"
+        : `HTTP/1.1 202 Accepted\r\ntransfer-encoding: chunked\r\n\r\n2800\r\n${chunk}\r\n2800\r\n${chunk}\r\n0\r\n\r\n`
+          .replace(
+            /2800/g,
+            chunk.length.toString(16),
+          )
+    );
+    const client = await clientFor([server.port]);
+    try {
+      const url = new URL(`https://localhost:${server.port}/hook`);
+      const outs: PostOutcome[] = [];
+      for (let i = 0; i < 3; i++) outs.push(await client.post(url, {}, BODY));
+      assert.deepEqual(
+        outs.map((o) => o.kind === "response" && [o.status, o.body.length, o.body.slice(0, 3)]),
+        [[200, 30 * 1024, "777"], [201, 2, "ok"], [202, 2 * chunk.length, "zzz"]],
+      );
+    } finally {
+      client.close();
+      await server.close();
+    }
+    assert.deepEqual(server.stats, { connections: 1, requests: 3 });
+  },
+);
+
+Deno.test(
+  "a post waiting for one of the 16 connections to a busy receiver times out in line, like those sent",
+  async () => {
+    // Reads the requests and never answers; the client's deadline closes the connection.
+    const server = await tlsServer(async (conn) => {
+      while (await readRequest(conn));
+    });
+    const client = await clientFor([server.port], { timeoutMs: 300 });
+    try {
+      const url = new URL(`https://localhost:${server.port}/hook`);
+      const outs = await Promise.all(Array.from({ length: 17 }, () => client.post(url, {}, BODY)));
+      assert.deepEqual(new Set(outs.map((o) => o.kind === "failure" && o.errorClass)), new Set(["timeout"]));
+      assert.ok(outs.every((o) => o.durationMs >= 300 && o.durationMs < 2_000), JSON.stringify(outs));
+    } finally {
+      client.close();
+      await server.close();
+    }
+    assert.equal(server.stats.connections, 16);
+  },
+);
+
+Deno.test("an answer whose head is over 16 KiB is response_too_large without a status", async () => {
+  const server = await scriptedServer(() =>
+    `HTTP/1.1 200 OK\r\nx-big: ${"h".repeat(20 * 1024)}\r\ncontent-length: 0\r\n\r\n`
   );
   const client = await clientFor([server.port]);
   try {
-    const url = new URL(`https://localhost:${server.port}/hook`);
-    const outs: PostOutcome[] = [];
-    for (let i = 0; i < 3; i++) outs.push(await client.post(url, {}, BODY));
-    assert.deepEqual(
-      outs.map((o) => o.kind === "response" && [o.status, o.body.length, o.body.slice(0, 3)]),
-      [[200, 30 * 1024, "777"], [201, 2, "ok"], [202, 2 * chunk.length, "zzz"]],
-    );
+    const out = await client.post(new URL(`https://localhost:${server.port}/hook`), {}, BODY);
+    assert.deepEqual(out.kind === "failure" && [out.errorClass, "status" in out && out.status], [
+      "response_too_large",
+      null,
+    ]);
   } finally {
     client.close();
     await server.close();
   }
-  assert.deepEqual(server.stats, { connections: 1, requests: 3 });
 });
 
-Deno.test("a post waiting for one of the 16 connections to a busy receiver times out in line, like those sent", async () => {
-  // Reads the requests and never answers; the client's deadline closes the connection.
-  const server = await tlsServer(async (conn) => {
-    while (await readRequest(conn));
+/** A `response_too_large` failure with `status`. */
+const tooLarge = (status: number | null): PostOutcome => ({
+  kind: "failure",
+  errorClass: "response_too_large",
+  status,
+  durationMs: 1,
+});
+
+Deno.test("an answer over the read limit is never retried: it counts by its status, else fails", () => {
+  const outcomes = [200, 410, 500, 503, null].map((s) => classify(tooLarge(s), 1, 4));
+  assert.deepEqual(outcomes, ["delivered", "gone", "failed", "failed", "failed"]);
+  assert.equal(classify({ kind: "failure", errorClass: "network", durationMs: 1 }, 1, 4), "retry");
+});
+
+Deno.test("every outcome maps to one of the MCP events draft's lastError categories (null when accepted)", () => {
+  const response = (status: number): PostOutcome => ({ kind: "response", status, body: "", durationMs: 1 });
+  const failure = (errorClass: "timeout" | "connection_refused" | "tls_error" | "network"): PostOutcome => ({
+    kind: "failure",
+    errorClass,
+    durationMs: 1,
   });
-  const client = await clientFor([server.port], { timeoutMs: 300 });
-  try {
-    const url = new URL(`https://localhost:${server.port}/hook`);
-    const outs = await Promise.all(Array.from({ length: 17 }, () => client.post(url, {}, BODY)));
-    assert.deepEqual(new Set(outs.map((o) => o.kind === "failure" && o.errorClass)), new Set(["timeout"]));
-    assert.ok(outs.every((o) => o.durationMs >= 300 && o.durationMs < 2_000), JSON.stringify(outs));
-  } finally {
-    client.close();
-    await server.close();
-  }
-  assert.equal(server.stats.connections, 16);
+  const cases: Array<[PostOutcome, DeliveryErrorCategory | null]> = [
+    [response(204), null],
+    [response(302), "http_4xx"],
+    [response(404), "http_4xx"],
+    [response(500), "http_5xx"],
+    [failure("timeout"), "timeout"],
+    [failure("connection_refused"), "connection_refused"],
+    [failure("tls_error"), "tls_error"],
+    [failure("network"), "connection_refused"],
+    [tooLarge(200), null],
+    [tooLarge(429), "http_4xx"],
+    [tooLarge(502), "http_5xx"],
+    [tooLarge(null), "http_5xx"],
+    [{ kind: "refused", reason: "not_public", durationMs: 0 }, "connection_refused"],
+  ];
+  assert.deepEqual(cases.map(([o]) => errorCategory(o)), cases.map(([, c]) => c));
 });

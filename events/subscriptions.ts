@@ -327,6 +327,7 @@ export function verificationFailure(
 ): string | undefined {
   if (result.kind === "refused") return "address";
   if (result.kind === "failure") {
+    if (result.errorClass === "response_too_large") return "challenge_failed";
     return result.errorClass === "network" ? "connection_refused" : result.errorClass;
   }
   if (result.status < 200 || result.status >= 300) return "challenge_failed";
