@@ -259,7 +259,7 @@ export async function storePhotosIn(
 /**
  * Makes listing `listingId`'s photos exactly `ready`, in that order, with their alt texts (the OpenImmo import:
  * the file describes the whole object). Photos made from the same upload are kept (their addresses stay), the
- * others deleted. Runs in the caller's transaction, which holds the listing.
+ * others deleted. Runs in the caller's transaction, which holds the listing. Answers whether anything changed.
  */
 export async function replacePhotosIn(
   tx: Kysely<Database>,
@@ -267,7 +267,10 @@ export async function replacePhotosIn(
   listingId: string,
   ready: ReadyPhoto[],
   now: Date,
-): Promise<void> {
+): Promise<boolean> {
+  const state = async () =>
+    JSON.stringify((await listPhotoRows(tx, listingId)).map((p) => [p.id, p.alt_text]));
+  const before = await state();
   const have = await photoSourceHashes(tx, listingId);
   const wanted = new Set(ready.map((r) => r.derived.source.sha256));
   await deletePhotoRows(tx, [...have].filter(([hash]) => !wanted.has(hash)).map(([, id]) => id));
@@ -277,6 +280,7 @@ export async function replacePhotosIn(
   for (const r of kept) await setPhotoAltText(tx, have.get(r.derived.source.sha256)!, r.altText);
   const { ids } = await storePhotosIn(tx, officeId, listingId, ready, now);
   await setPhotoPositions(tx, listingId, [...new Set(ids)]);
+  return (await state()) !== before;
 }
 
 /** The photos of the office's listing `listingId` (any status), in order. */
