@@ -30,7 +30,7 @@ import {
 import { truncate } from "../text.ts";
 
 /** `anhang` groups that hold pictures of the object. */
-export const IMAGE_GROUPS = [
+const IMAGE_GROUPS = [
   "TITELBILD",
   "BILD",
   "INNENANSICHTEN",

@@ -101,7 +101,7 @@ export interface PhotoUpload {
 }
 
 /** One variant of a photo as callers see it. */
-export const variantSchema = z.object({
+const variantSchema = z.object({
   url: z.string().describe("Path (pages) or absolute URL (MCP) of the variant; cache it forever."),
   format: z.enum(["webp", "jpeg"]),
   breite: z.number().int().describe("Width in pixels."),
@@ -124,7 +124,7 @@ export const photoSchema = z.object({
 export type PhotoView = z.infer<typeof photoSchema>;
 
 /** The view of a stored photo (URLs are paths; {@linkcode absolutePhotoUrls} makes them absolute). */
-export function photoView(p: PhotoRow): PhotoView {
+function photoView(p: PhotoRow): PhotoView {
   return {
     foto_id: p.id,
     position: p.position,
@@ -149,7 +149,7 @@ export function absolutePhotoUrls(photos: PhotoView[], baseUrl: string): PhotoVi
 }
 
 /** The alt text trimmed (null when empty); `invalid_request` when too long or with control characters. */
-export function altTextOf(raw: string | null | undefined): string | null {
+function altTextOf(raw: string | null | undefined): string | null {
   const t = raw?.trim() ?? "";
   if (t === "") return null;
   // deno-lint-ignore no-control-regex
@@ -166,7 +166,7 @@ export interface ReadyPhoto {
 }
 
 /** Checks and derives every upload in order; the first refusal throws {@linkcode PhotoRefused}. Writes nothing. */
-export async function preparePhotos(uploads: PhotoUpload[]): Promise<ReadyPhoto[]> {
+async function preparePhotos(uploads: PhotoUpload[]): Promise<ReadyPhoto[]> {
   const ready: ReadyPhoto[] = [];
   for (const [i, u] of uploads.entries()) {
     const altText = altTextOf(u.altText);
@@ -215,7 +215,7 @@ export async function addPhotos(
  * images the listing already has; `conflict` beyond {@linkcode PHOTOS_PER_LISTING_MAX}. Answers the photo id of
  * each of `ready` (the stored one for a duplicate) and how many were new.
  */
-export async function storePhotosIn(
+async function storePhotosIn(
   tx: Kysely<Database>,
   officeId: string,
   listingId: string,

@@ -14,10 +14,10 @@ import type { AppEnv } from "./env.ts";
 export { PHOTO_PATH };
 
 /** Cache-Control of a variant: a year, never revalidated (its name changes when its bytes do). */
-export const IMMUTABLE = "public, max-age=31536000, immutable";
+const IMMUTABLE = "public, max-age=31536000, immutable";
 
 /** Whether an `If-None-Match` header names entity tag `etag` (weak or strong, or `*`). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
+function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(",").map((t) => t.trim().replace(/^W\//, "")).some((t) => t === "*" || t === etag);
 }
