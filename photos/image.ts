@@ -34,7 +34,7 @@ export const FULL_MAX = 2048;
 /** The width of the one JPEG variant (for mails and link previews, where WebP is not shown everywhere). */
 const JPEG_WIDTH = 1280;
 /**
- * Encoder settings of the variants (docs/benchmarks.md §10): WebP quality 80 at effort 2 (2–5 % more bytes than
+ * Encoder settings of the variants (docs/benchmarks.md §10.2): WebP quality 80 at effort 2 (2–5 % more bytes than
  * the default effort 4 for half its time); the JPEG by libjpeg-turbo with optimised Huffman tables, progressive
  * (mozjpeg made it 37 % smaller but took 4–7 times as long, for a variant only mails and link previews read).
  */
