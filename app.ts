@@ -32,6 +32,7 @@ import { wantsHtmlPage } from "./pages/common.ts";
 import { notFoundHtml } from "./pages/not_found_page.tsx";
 import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
 import { INTAKE_PREFIX, intakeRoutes } from "./routes/intake.ts";
+import { PHOTO_PATH, photoRoutes } from "./routes/photos.ts";
 
 /** Path of the OpenAPI document (open to every origin, like the rest of /api/public). */
 export const OPENAPI_PATH = "/api/public/openapi.json";
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route(MCP_PATH, mcpRoutes(deps));
   app.route(SOCIAL_WEBHOOK_PATH, socialRoutes(deps));
   app.route(INTAKE_PREFIX, intakeRoutes(deps));
+  app.route(PHOTO_PATH, photoRoutes(deps));
   const auth = deps.auth ?? createAuth(deps);
   app.route("/.well-known", discoveryRoutes(deps, auth));
   app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));

@@ -1,6 +1,6 @@
 /**
- * Reading an OpenImmo (1.2.x) stock file: an XML document, or a zip holding one XML document (images and other
- * entries are ignored), decoded by its BOM or the encoding of its XML declaration (UTF-8 by default), and mapped
+ * Reading an OpenImmo (1.2.x) stock file: an XML document, or a zip holding one XML document (the images its
+ * `anhang` elements name are read by `openimmo_photos.ts`), decoded by its BOM or the encoding of its XML declaration (UTF-8 by default), and mapped
  * object by object (`<immobilie>`) to the stock fields of docs/contract.md §2.1. Pure: no database, no clock.
  *
  * A broken file (not XML, malformed, not OpenImmo, a bad or oversized zip, an unknown encoding) throws
@@ -37,6 +37,8 @@ export interface OpenImmoObject {
   invalid?: string;
   /** Paths of the elements of this object that are not mapped (e.g. `ausstattung`, `geo/strasse`). */
   unmapped: string[];
+  /** The parsed `<immobilie>` element (its `anhaenge` are read by `openimmo_photos.ts`). */
+  node: XmlNode;
 }
 
 /** A read OpenImmo file. */
@@ -144,7 +146,7 @@ function declaredEncoding(b: Uint8Array): string | undefined {
 // ---- XML ----------------------------------------------------------------------------------------------------
 
 /** A parsed XML element: text, or an object of attributes (`@name`), children and `#text`. */
-type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
+export type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -180,7 +182,8 @@ function parseXml(text: string): Record<string, XmlNode> {
   return typeof root === "object" && !Array.isArray(root) ? root as Record<string, XmlNode> : {};
 }
 
-function list(x: XmlNode | XmlNode[] | undefined): XmlNode[] {
+/** The elements of a child that may be repeated, as a list. */
+export function list(x: XmlNode | XmlNode[] | undefined): XmlNode[] {
   return x === undefined ? [] : Array.isArray(x) ? x : [x];
 }
 
@@ -189,20 +192,21 @@ function immobilien(root: Record<string, XmlNode>): XmlNode[] {
 }
 
 /** The child element `name` of `node` (the first when repeated). */
-function child(node: XmlNode | undefined, name: string): XmlNode | undefined {
+export function child(node: XmlNode | undefined, name: string): XmlNode | undefined {
   if (node === undefined || typeof node === "string") return undefined;
   const c = node[name];
   return Array.isArray(c) ? c[0] : c;
 }
 
 /** The text content of `node`, trimmed; undefined when empty or absent. */
-function textOf(node: XmlNode | undefined): string | undefined {
+export function textOf(node: XmlNode | undefined): string | undefined {
   const t = typeof node === "string" ? node : node?.["#text"];
   const s = typeof t === "string" ? t.trim() : undefined;
   return s ? s : undefined;
 }
 
-function attr(node: XmlNode | undefined, name: string): string | undefined {
+/** The attribute `name` of `node`, trimmed; undefined when absent. */
+export function attr(node: XmlNode | undefined, name: string): string | undefined {
   if (node === undefined || typeof node === "string") return undefined;
   const a = node[`@${name}`];
   return typeof a === "string" ? a.trim() : undefined;
@@ -212,6 +216,7 @@ function attr(node: XmlNode | undefined, name: string): string | undefined {
 
 /** Element paths of an `<immobilie>` that the mapping reads (everything else is listed as unmapped). */
 const MAPPED = [
+  "anhaenge",
   "freitexte/objekttitel",
   "freitexte/objektbeschreibung",
   "geo/ort",
@@ -257,7 +262,7 @@ export function mapObject(node: XmlNode, position: number): OpenImmoObject {
   const action: ObjectAction = attr(child(vt, "aktion"), "aktionart")?.toUpperCase() === "DELETE"
     ? "delete"
     : "upsert";
-  const base = { position, number, action, unmapped };
+  const base = { position, number, action, unmapped, node };
   if (number === null) return { ...base, fields: null, invalid: "objektnr_extern is missing" };
   if (number.length > NUMBER_MAX) {
     return { ...base, fields: null, invalid: `objektnr_extern is longer than ${NUMBER_MAX} characters` };

@@ -21,6 +21,8 @@ import {
 } from "../db/openimmo.ts";
 import { setStockStatus } from "../db/stock.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
+import { importPhotos } from "./openimmo_photos.ts";
+import { type ReadyPhoto, replacePhotosIn } from "../photos/photos.ts";
 import { COLUMN_KEYS, makeUnavailable, missingForPublication, STOCK_STATUSES } from "./stock.ts";
 import type { EventOrigin } from "../db/outbox.ts";
 import type { Reactions } from "../deps.ts";
@@ -55,6 +57,9 @@ export const importSummarySchema = z.object({
   updated: z.number().int(),
   unchanged: z.number().int(),
   withdrawn: z.number().int(),
+  photos: z.number().int().describe(
+    "Photos of the imported objects' anhang images (stored, or kept when the listing had them already).",
+  ),
   invalid: z.array(z.object({
     objektnr_extern: z.string().nullable(),
     position: z.number().int().describe("1-based position of the <immobilie> in the file."),
@@ -98,12 +103,17 @@ export async function importOpenImmo(
 ): Promise<ImportSummary> {
   const file = readOpenImmo(bytes);
   const summary = emptySummary(file);
+  const photos = await importPhotos(file, bytes);
   try {
     await db.kysely.transaction().execute(async (tx) => {
       await lockOfficeImport(tx, officeId);
       const seen = new Set<string>();
       for (const [i, o] of file.objects.entries()) {
+        const done = summary.listings.length;
         await importObject(tx, officeId, o, seen, summary, opts);
+        const written = summary.listings[done];
+        const ready = photos.get(o.position);
+        if (written && ready) await importedPhotos(tx, officeId, written, ready, summary, opts.now);
         opts.onProgress?.(i + 1, file.objects.length);
       }
       if (opts.dryRun || (opts.strict && summary.invalid.length > 0)) throw new Rollback();
@@ -123,6 +133,7 @@ function emptySummary(file: OpenImmoFile): ImportSummary {
     updated: 0,
     unchanged: 0,
     withdrawn: 0,
+    photos: 0,
     invalid: [],
     unmapped: [],
     not_published: [],
@@ -134,6 +145,24 @@ function emptySummary(file: OpenImmoFile): ImportSummary {
 }
 
 type Tx = Parameters<typeof findByExternalNumber>[0];
+
+/** Gives the object's listing exactly its file's photos; a listing whose photos changed counts as updated. */
+async function importedPhotos(
+  tx: Tx,
+  officeId: string,
+  written: ImportSummary["listings"][number],
+  ready: ReadyPhoto[],
+  s: ImportSummary,
+  now: Date,
+): Promise<void> {
+  const changed = await replacePhotosIn(tx, officeId, written.id, ready, now);
+  s.photos += ready.length;
+  if (changed && written.result === "unchanged") {
+    written.result = "updated";
+    s.unchanged--;
+    s.updated++;
+  }
+}
 
 async function importObject(
   tx: Tx,

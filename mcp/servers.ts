@@ -21,6 +21,7 @@ import { registerDocumentTools } from "./tools/documents.ts";
 import { registerProposalTools } from "./tools/proposals.ts";
 import { registerSocialTools } from "./tools/social.ts";
 import { registerOpenImmoTools } from "./tools/openimmo.ts";
+import { registerPhotoTools } from "./tools/photos.ts";
 import { answerToolCall, type DeclaredTool, listingOf, outputSchemaOf, ToolSet } from "./tools/define.ts";
 import { EVENTS_CAPABILITY, registerEventMethods } from "./events_methods.ts";
 import { registerProviderViewingTools, registerSeekerViewingTools } from "./tools/viewings.ts";
@@ -65,6 +66,7 @@ const PROVIDER_INSTRUCTIONS = [
   "Besichtigungstermine. Der Assistent des Dienstes bereitet Antwortentwürfe, Absagen und Objektänderungen " +
   "vor, die erst mit approve_proposal hinausgehen (list_proposals, get_proposal, edit_and_approve_proposal, " +
   "discard_proposal). upload_file liest Exposés und Energieausweise (Ergebnis in get_property), " +
+  "upload_photo, update_photo und delete_photo verwalten die Fotos eines Objekts (das erste ist das Titelbild), " +
   "list_social_messages zeigt Kommentare und Nachrichten verbundener Seiten, import_openimmo übernimmt eine " +
   "OpenImmo-Datei in den Bestand. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten " +
   "Angebote.",
@@ -76,7 +78,8 @@ const PROVIDER_INSTRUCTIONS = [
   "contact are never public. The enquiry and viewing tools answer enquiries about your listings and manage " +
   "viewing appointments. The service's agent prepares draft replies, rejections and property changes that go " +
   "out only with approve_proposal (list_proposals, get_proposal, edit_and_approve_proposal, discard_proposal). " +
-  "upload_file reads brochures and energy certificates (result in get_property), list_social_messages shows " +
+  "upload_file reads brochures and energy certificates (result in get_property), upload_photo, update_photo " +
+  "and delete_photo manage a listing's photos (the first is the title image), list_social_messages shows " +
   "comments and messages of connected pages, import_openimmo takes an OpenImmo file into your stock. Listings " +
   "with beispiel = true are invented samples, not real offers.",
 ].join("\n\n");
@@ -100,6 +103,7 @@ export function providerTools(deps: AppDeps): ToolSet {
   registerDocumentTools(tools, deps);
   registerSocialTools(tools, deps);
   registerOpenImmoTools(tools, deps);
+  registerPhotoTools(tools, deps);
   return tools;
 }
 

@@ -23,7 +23,8 @@ const USAGE = usageText({
   about: [
     "Creates or updates the office's listings from an OpenImmo 1.2 stock file (an XML document, or a ZIP",
     "holding one), keyed by objektnr_extern, in one transaction; objects with aktionart DELETE are withdrawn.",
-    "Invalid objects are skipped and listed. New listings are drafts unless --publish.",
+    "Invalid objects are skipped and listed. New listings are drafts unless --publish. Images of a ZIP",
+    "(anhang elements) become the listings' photos; an object with a bad image is invalid.",
   ],
   options: [
     ["--office ID|NAME", "the office, by id or exact name (required)"],
@@ -126,7 +127,7 @@ export function reportLines(s: ImportSummary): string[] {
   const lines = [
     `${s.objects} objects read (${s.container}, ${s.encoding})`,
     `created ${s.created}, updated ${s.updated}, unchanged ${s.unchanged}, withdrawn ${s.withdrawn}, ` +
-    `invalid ${s.invalid.length}`,
+    `invalid ${s.invalid.length}, photos ${s.photos}`,
   ];
   if (s.invalid.length > 0) lines.push("invalid objects (not imported):");
   for (const i of s.invalid) {

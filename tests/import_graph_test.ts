@@ -25,6 +25,7 @@ const DOMAIN = new Set([
   "inquiries",
   "intake",
   "jobs",
+  "photos",
   "searches",
   "social",
   "valuation",

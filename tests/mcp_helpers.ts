@@ -173,6 +173,7 @@ export const PROVIDER_TOOLS = [
   "cancel_viewing_slot",
   "create_property",
   "create_viewing_slots",
+  "delete_photo",
   "discard_proposal",
   "edit_and_approve_proposal",
   "get_inquiry",
@@ -191,8 +192,10 @@ export const PROVIDER_TOOLS = [
   "reply_to_inquiry",
   "reserve_property",
   "set_proposal_template",
+  "update_photo",
   "update_property",
   "upload_file",
+  "upload_photo",
   "withdraw_property",
 ];
 

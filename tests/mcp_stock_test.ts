@@ -161,10 +161,11 @@ Deno.test("provider stock tools in every client kind", async (t) => {
             assert.equal(stored.l.status, "draft");
             assert.equal(stored.l.created_at.toISOString(), nowIso());
             assert.equal(stored.c.contact_email, "muster@example.org");
-            assert.deepEqual(await ok(c, "get_property", { id }), { ...created, dateien: [] });
+            assert.deepEqual(await ok(c, "get_property", { id }), { ...created, dateien: [], fotos: [] });
             assert.deepEqual(await ok(c, "get_property", { id: id.toUpperCase() }), {
               ...created,
               dateien: [],
+              fotos: [],
             });
             // A draft is not public.
             assert.equal((await restById(id)).status, 404);

@@ -26,7 +26,7 @@ export function decodeBase64(text: string): Uint8Array {
 export function summaryText(s: ImportSummary): string {
   const lines = [
     `${s.objects} Objekte gelesen: ${s.created} angelegt, ${s.updated} geändert, ${s.unchanged} unverändert, ` +
-    `${s.withdrawn} zurückgezogen, ${s.invalid.length} ungültig.`,
+    `${s.withdrawn} zurückgezogen, ${s.invalid.length} ungültig, ${s.photos} Fotos.`,
     ...s.invalid.map((i) =>
       `- ungültig: ${i.objektnr_extern ?? `(Objekt ${i.position} ohne Nummer)`}: ${i.reason}`
     ),
@@ -53,11 +53,15 @@ export function registerOpenImmoTools(server: ToolTarget, deps: AppDeps): void {
       "Entwurf angelegt (mit veroeffentlichen = true veröffentlicht, wenn alle nötigen Felder da sind), " +
       "vorhandene geändert (ihr Status bleibt), aktion DELETE zieht ein Objekt zurück. Ungültige Objekte werden " +
       "mit Nummer und Grund gemeldet und übersprungen; eine kaputte Datei ändert nichts (invalid_request). " +
+      "Bilder (anhang, in der ZIP oder als anhanginhalt) werden die Fotos des Objekts, TITELBILD als Titelbild; " +
+      "ein ungültiges Bild macht sein Objekt ungültig. " +
       "Liefert die Zusammenfassung. / Imports an OpenImmo file (XML, or a zip holding one XML file, Base64 in " +
       "inhalt, at most about 380 KB) into your office's stock. Objects are matched by objektnr_extern: new ones " +
       "become drafts (published with veroeffentlichen = true when every needed field is present), existing ones " +
       "are updated (keeping their status), aktion DELETE withdraws one. Invalid objects are reported with their " +
-      "number and reason and skipped; a broken file changes nothing (invalid_request). Returns the summary.",
+      "number and reason and skipped; a broken file changes nothing (invalid_request). Images (anhang, in the " +
+      "zip or as anhanginhalt) become the object's photos, TITELBILD the title image; a bad image makes its " +
+      "object invalid. Returns the summary.",
     input: z.object({
       inhalt: z.string().min(1).max(BASE64_MAX).describe("The OpenImmo XML or zip file, Base64-encoded."),
       veroeffentlichen: z.boolean().optional().describe("Publish new listings that have every needed field."),

@@ -26,6 +26,7 @@ import { type AppDeps, nowOf } from "../../deps.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
+import { absolutePhotoUrls, listingPhotos, photoSchema } from "../../photos/photos.ts";
 
 const STATUS_DE: Record<StockListing["status"], string> = {
   draft: "Entwurf",
@@ -96,12 +97,19 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "the public fields, status, reference, description, provider and contact (visible to your office only) and " +
       "timestamps. Other offices' listings answer not_found.",
     input: idInput,
-    output: stockListingSchema.extend({ dateien: listingFilesSchema }),
+    output: stockListingSchema.extend({
+      dateien: listingFilesSchema,
+      fotos: z.array(photoSchema).describe("Photos in order (upload_photo); position 0 is the title image."),
+    }),
     annotations: READ_ONLY,
   }, async ({ id }, principal) => {
     const listing = await getStock(deps.db, officeOf(principal), id);
-    const dateien = await listingFiles(deps.db, officeOf(principal), listing.id);
-    return { data: { ...listing, dateien }, text: stockText(listing) };
+    const [dateien, photos] = await Promise.all([
+      listingFiles(deps.db, officeOf(principal), listing.id),
+      listingPhotos(deps, officeOf(principal), listing.id),
+    ]);
+    const fotos = absolutePhotoUrls(photos, deps.config.baseUrl);
+    return { data: { ...listing, dateien, fotos }, text: stockText(listing) };
   });
 
   addTool(server, deps, {
