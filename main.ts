@@ -13,6 +13,7 @@ import { openKv } from "./db/kv.ts";
 import { migrate } from "./db/migrate.ts";
 import { pendingMigrations } from "./db/migrate_check.ts";
 import { TokenBuckets } from "./db/token_bucket.ts";
+import { kvPseudonyms } from "./db/kv_keys.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
 import { createAuth } from "./auth/better_auth.ts";
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
     config,
     db,
     kv,
-    buckets: new TokenBuckets(kv),
+    buckets: new TokenBuckets(kv, { pseudonym: kvPseudonyms(config.authSecret) }),
     log,
     auth,
     authRuntime: createAuthRuntime({ config, db }),

@@ -7,7 +7,6 @@
  * protect the owners of the addresses, not the service's capacity.
  */
 import type { Config } from "../config.ts";
-import { sha256HexSync } from "../crypto.ts";
 import { accountMailKey, type AccountMailKind } from "../db/kv_keys.ts";
 import type { BucketRule, TokenBuckets } from "../db/token_bucket.ts";
 import type { Mail } from "./mail.ts";
@@ -36,14 +35,9 @@ export async function accountMailAllowed(
   kind: AccountMailKind,
   email: string,
 ): Promise<boolean> {
-  const who = addressHash(email);
+  const who = buckets.pseudonym(email.trim().toLowerCase());
   if (!await buckets.takeKey(accountMailKey(kind, "short", who), MAIL_SHORT_RULE)) return false;
   return await buckets.takeKey(accountMailKey(kind, "day", who), MAIL_DAY_RULE);
-}
-
-/** The SHA-256 of the normalised address: the buckets' key part (KV holds no e-mail address). */
-function addressHash(email: string): string {
-  return sha256HexSync(email.trim().toLowerCase());
 }
 
 /** The e-mail confirmation mail with its link (better-auth's verify-email address). */

@@ -41,6 +41,7 @@ import { migrate } from "../db/migrate.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { insertSubscription } from "../db/subscriptions.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
+import { kvPseudonyms } from "../db/kv_keys.ts";
 import { startBackground } from "../background.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { createEventRuntime } from "../events/runtime.ts";
@@ -422,7 +423,14 @@ async function main() {
     log: (level: string, msg: string, f?: Record<string, unknown>) =>
       level !== "debug" && console.error(level, msg, f),
   };
-  const deps: AppDeps = { config, db, kv, buckets: new TokenBuckets(kv), log, reactions: agentReactions };
+  const deps: AppDeps = {
+    config,
+    db,
+    kv,
+    buckets: new TokenBuckets(kv, { pseudonym: kvPseudonyms(config.authSecret!) }),
+    log,
+    reactions: agentReactions,
+  };
   Object.assign(deps, withEngine(deps));
   say(
     `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}, pool ${POOL}`,

@@ -52,10 +52,10 @@ export async function listingTitle(q: Q, listingId: string): Promise<string | nu
 /** What enquiries to count: one person's, one e-mail address's or one listing's. */
 export type CountBy = { seekerId: string } | { email: string } | { listingId: string };
 
-/** Number of enquiries of `by` created in the half-open window (`from`, `to`]. */
-export async function countInquiriesIn(q: Q, by: CountBy, from: Date, to: Date): Promise<number> {
+/** Number of enquiries of `by` created after `from` (no upper bound: a later stamp still counts). */
+export async function countInquiriesSince(q: Q, by: CountBy, from: Date): Promise<number> {
   let query = q.selectFrom("inquiries").select(sql<number>`count(*)::int`.as("n"))
-    .where("created_at", ">", from).where("created_at", "<=", to);
+    .where("created_at", ">", from);
   if ("seekerId" in by) query = query.where("seeker_id", "=", by.seekerId);
   else if ("email" in by) query = query.where("email", "=", by.email);
   else query = query.where("listing_id", "=", by.listingId);

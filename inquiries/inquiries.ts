@@ -6,10 +6,11 @@
  * - An enquiry concerns one PUBLISHED listing and belongs to the listing's office; it starts `open` with its first
  *   message (sender `seeker`). The enquirer's e-mail is stored trimmed and lower-cased.
  * - Limits of docs/contract.md §9, shared by every way of sending: per person (seeker account) 5 in 10 minutes, per e-mail
- *   address 5 in 24 hours, per listing 30 in one hour; each window counts enquiries created in (now − window, now]
- *   of the domain clock. Anonymous enquirers (no account) are limited by e-mail and listing only. Over a limit:
- *   `rate_limited` and nothing is written. The transaction takes advisory locks on listing, e-mail and person
- *   (sorted) before counting, so concurrent senders in any process cannot overshoot.
+ *   address 5 in 24 hours, per listing 30 in one hour; each window counts enquiries created after now − window of
+ *   the domain clock, read once the locks are held. Anonymous enquirers (no account) are limited by e-mail and
+ *   listing only. Over a limit: `rate_limited` and nothing is written. The transaction takes advisory locks on
+ *   listing, e-mail and person (sorted) before reading the clock and counting, so concurrent senders in any process
+ *   cannot overshoot.
  * - Statuses: a provider reply sets `answered`; a new message of the enquirer sets `open` again (also from
  *   `answered`); a rejection sets `rejected` (optionally with a message to the enquirer). `rejected` and `closed`
  *   enquiries refuse further messages from either side, and a second rejection, with `conflict`.
@@ -29,7 +30,7 @@
 import { idOrNotFound } from "../ids.ts";
 import {
   accountContact,
-  countInquiriesIn,
+  countInquiriesSince,
   findInquiryThread,
   findPublishedListingOffice,
   INQUIRY_STATUSES,
@@ -185,7 +186,6 @@ export async function sendInquiry(
   const phone = optionalText(input.enquirer.phone, PHONE_MAX, "phone");
   const seekerId = input.enquirer.seekerId;
   const quelle = input.quelle ?? "service";
-  const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     await lockKeys(tx, [
       `inquiry:listing:${listingId}`,
@@ -193,6 +193,9 @@ export async function sendInquiry(
       ...(seekerId ? [`inquiry:person:${seekerId}`] : []),
       ...(input.dedupe ? [`intake:${input.dedupe.quelle}:${input.dedupe.messageId}`] : []),
     ]);
+    // The clock is read under the locks: a request that waited for them stamps its enquiry after every enquiry
+    // committed meanwhile, and counts them all (the windows have no upper bound).
+    const now = nowOf(deps);
     const known = input.dedupe && await findIntakeMessage(tx, input.dedupe);
     if (known) return { ...known, duplicate: true };
     const listing = await findPublishedListingOffice(tx, listingId);
@@ -233,27 +236,26 @@ export async function sendInquiry(
   });
 }
 
-/** Throws `rate_limited` when one more enquiry by this person, address or on this listing would pass a limit. */
+/**
+ * Throws `rate_limited` when one more enquiry by this person, address or on this listing would pass a limit. Runs
+ * under the locks of all three: it counts every enquiry created after the window's start, committed or not yet
+ * visible to none (the locks make the others wait), so the limits hold exactly across instances.
+ */
 async function checkLimits(
-  tx: Parameters<typeof countInquiriesIn>[0],
+  tx: Parameters<typeof countInquiriesSince>[0],
   who: { seekerId: string | null; email: string; listingId: string },
   now: Date,
 ): Promise<void> {
   const since = (ms: number) => new Date(now.getTime() - ms);
   const L = INQUIRY_LIMITS;
   if (who.seekerId) {
-    const n = await countInquiriesIn(tx, { seekerId: who.seekerId }, since(L.perPerson.windowMs), now);
+    const n = await countInquiriesSince(tx, { seekerId: who.seekerId }, since(L.perPerson.windowMs));
     if (n >= L.perPerson.max) throw new AppError("rate_limited");
   }
-  if (await countInquiriesIn(tx, { email: who.email }, since(L.perEmail.windowMs), now) >= L.perEmail.max) {
+  if (await countInquiriesSince(tx, { email: who.email }, since(L.perEmail.windowMs)) >= L.perEmail.max) {
     throw new AppError("rate_limited");
   }
-  const onListing = await countInquiriesIn(
-    tx,
-    { listingId: who.listingId },
-    since(L.perListing.windowMs),
-    now,
-  );
+  const onListing = await countInquiriesSince(tx, { listingId: who.listingId }, since(L.perListing.windowMs));
   if (onListing >= L.perListing.max) throw new AppError("rate_limited");
 }
 

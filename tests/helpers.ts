@@ -9,6 +9,7 @@ import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Database } from "../db/schema.ts";
 import { TokenBuckets } from "../db/token_bucket.ts";
+import { kvPseudonyms } from "../db/kv_keys.ts";
 import type { LogLevel } from "../log.ts";
 import type { AppDeps } from "../deps.ts";
 import { agentReactions } from "../agent/hooks.ts";
@@ -133,7 +134,7 @@ export async function testApp(
     config,
     db,
     kv: store,
-    buckets: new TokenBuckets(store, () => t),
+    buckets: new TokenBuckets(store, { pseudonym: kvPseudonyms(config.authSecret!), now: () => t }),
     log,
     auth,
     reactions: agentReactions,
