@@ -8,7 +8,7 @@
  * The recipient and a Reply-To must each be one plain address; a stop URL becomes `List-Unsubscribe` with
  * `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058) and must be an https (or, in tests, http) URL.
  */
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
 import { clip } from "../text.ts";
 
 /** One message to hand to the mail server. */
@@ -109,7 +109,9 @@ export async function smtpSend(
   const timer = setTimeout(() => abort.abort(), opts.timeoutMs ?? SMTP_TIMEOUT_MS);
   let transport: ReturnType<typeof nodemailer.createTransport> | undefined;
   try {
-    transport = nodemailer.createTransport(smtpTransportOptions(smtpUrl, opts));
+    // Loaded on the first mail, not at start (docs/architecture.md §11.17).
+    const { default: mailer } = await import("nodemailer");
+    transport = mailer.createTransport(smtpTransportOptions(smtpUrl, opts));
     const info = await transport.sendMail({ ...nodemailerMessage(msg), signal: abort.signal });
     return { ok: true, response: String(info.response ?? "") };
   } catch (err) {

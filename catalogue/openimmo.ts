@@ -7,8 +7,6 @@
  * `AppError("invalid_request", reason)`. A broken object (no `objektnr_extern`, an invalid value, an unknown
  * `objektart`) is returned with its reason; elements we do not map are listed per object.
  */
-import { unzipSync } from "fflate";
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { ListingColumns } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { stockFieldsSchema } from "./stock.ts";
@@ -52,13 +50,16 @@ export interface OpenImmoFile {
   objects: OpenImmoObject[];
 }
 
-/** Reads an OpenImmo file (XML or zip bytes); a broken file throws `AppError("invalid_request", reason)`. */
-export function readOpenImmo(bytes: Uint8Array): OpenImmoFile {
+/**
+ * Reads an OpenImmo file (XML or zip bytes); a broken file throws `AppError("invalid_request", reason)`. The XML
+ * parser and the zip reader are loaded on the first file, not at start (docs/architecture.md §11.17).
+ */
+export async function readOpenImmo(bytes: Uint8Array): Promise<OpenImmoFile> {
   if (bytes.length === 0) throw broken("the file is empty");
   const zipped = isZip(bytes);
-  const { name, data } = zipped ? xmlFromZip(bytes) : { name: undefined, data: bytes };
+  const { name, data } = zipped ? await xmlFromZip(bytes) : { name: undefined, data: bytes };
   const { text, encoding } = decodeXml(data);
-  const root = parseXml(text);
+  const root = parseXml(await import("fast-xml-parser"), text);
   const objects = immobilien(root).map((node, i) => mapObject(node, i + 1));
   return { container: zipped ? "zip" : "xml", ...(name ? { entry: name } : {}), encoding, objects };
 }
@@ -79,10 +80,11 @@ function isZip(b: Uint8Array): boolean {
  * the output buffer is the declared size, so a zip bomb that lies about its size is cut off (and then fails to
  * parse) instead of filling memory.
  */
-export function xmlFromZip(bytes: Uint8Array): { name: string; data: Uint8Array } {
+export async function xmlFromZip(bytes: Uint8Array): Promise<{ name: string; data: Uint8Array }> {
   let entries = 0;
   const xml: string[] = [];
   let files: Record<string, Uint8Array>;
+  const { unzipSync } = await import("fflate");
   try {
     files = unzipSync(bytes, {
       filter: (f) => {
@@ -148,7 +150,8 @@ function declaredEncoding(b: Uint8Array): string | undefined {
 /** A parsed XML element: text, or an object of attributes (`@name`), children and `#text`. */
 export type XmlNode = string | { [key: string]: XmlNode | XmlNode[] };
 
-const parser = new XMLParser({
+/** The options of the OpenImmo document's parser. */
+const PARSER_OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: "@",
   textNodeName: "#text",
@@ -159,9 +162,13 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   commentPropName: false,
-});
+} as const;
 
-function parseXml(text: string): Record<string, XmlNode> {
+function parseXml(
+  { XMLParser, XMLValidator }: typeof import("fast-xml-parser"),
+  text: string,
+): Record<string, XmlNode> {
+  const parser = new XMLParser(PARSER_OPTIONS);
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     throw broken(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);

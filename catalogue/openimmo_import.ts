@@ -101,7 +101,7 @@ export async function importOpenImmo(
   bytes: Uint8Array,
   opts: ImportOptions,
 ): Promise<ImportSummary> {
-  const file = readOpenImmo(bytes);
+  const file = await readOpenImmo(bytes);
   const summary = emptySummary(file);
   const photos = await importPhotos(file, bytes);
   try {

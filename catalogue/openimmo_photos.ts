@@ -14,7 +14,6 @@
  * - An object with images gets exactly those photos (the file describes the whole object; photos made from the
  *   same bytes keep their addresses); an object without any leaves the listing's photos as they are.
  */
-import { unzipSync } from "fflate";
 import { decodeBase64 } from "../documents/files.ts";
 import { ALT_TEXT_MAX, PHOTOS_PER_LISTING_MAX, type ReadyPhoto } from "../photos/photos.ts";
 import { derivePhoto, PHOTO_MAX_BYTES } from "../photos/image.ts";
@@ -96,9 +95,10 @@ function entryKey(name: string): string {
 type ZipEntry = Uint8Array | "too_large";
 
 /** The zip entries named by `paths` (an entry larger than an image may be is not inflated). */
-function zipEntries(bytes: Uint8Array, paths: Set<string>): Map<string, ZipEntry> {
+async function zipEntries(bytes: Uint8Array, paths: Set<string>): Promise<Map<string, ZipEntry>> {
   const found = new Map<string, ZipEntry>();
   if (paths.size === 0) return found;
+  const { unzipSync } = await import("fflate");
   const files = unzipSync(bytes, {
     filter: (f) => {
       const key = entryKey(f.name);
@@ -140,7 +140,7 @@ export async function importPhotos(
     [...wanted.values()].flat().filter((a) => a.inline === null && a.path !== null)
       .map((a) => entryKey(a.path!)),
   );
-  const entries = zipped ? zipEntries(bytes, paths) : new Map<string, ZipEntry>();
+  const entries = zipped ? await zipEntries(bytes, paths) : new Map<string, ZipEntry>();
   const out = new Map<number, ReadyPhoto[]>();
   for (const [o, attachments] of wanted) {
     const ready = await objectPhotos(attachments, entries);

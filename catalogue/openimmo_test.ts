@@ -13,8 +13,8 @@ const fixture = (name: string) => Deno.readFileSync(new URL(name, FIXTURES));
 const enc = new TextEncoder();
 
 /** Asserts that reading `bytes` fails as a broken file whose reason matches `reason`. */
-function assertBroken(bytes: Uint8Array, reason: RegExp): void {
-  assert.throws(() => readOpenImmo(bytes), (e: unknown) => {
+async function assertBroken(bytes: Uint8Array, reason: RegExp): Promise<void> {
+  await assert.rejects(readOpenImmo(bytes), (e: unknown) => {
     assert.ok(e instanceof AppError, String(e));
     assert.equal(e.code, "invalid_request");
     assert.match(e.detail ?? "", reason);
@@ -28,10 +28,10 @@ function doc(inner: string, decl = '<?xml version="1.0" encoding="UTF-8"?>'): st
 }
 
 Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
-  await t.step("ISO-8859-1 file: umlauts decoded, every mapped field", () => {
+  await t.step("ISO-8859-1 file: umlauts decoded, every mapped field", async () => {
     const bytes = fixture("bestand_latin1.xml");
     assert.ok(bytes.includes(0xfc), "the fixture holds a Latin-1 ü byte");
-    const f = readOpenImmo(bytes);
+    const f = await readOpenImmo(bytes);
     assert.equal(f.encoding, "iso-8859-1");
     assert.equal(f.container, "xml");
     assert.deepEqual(f.objects.map((o) => [o.number, o.action, o.invalid]), [
@@ -82,8 +82,8 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     );
   });
 
-  await t.step("unmapped elements are named once per subtree", () => {
-    const [first, second] = readOpenImmo(fixture("bestand_latin1.xml")).objects;
+  await t.step("unmapped elements are named once per subtree", async () => {
+    const [first, second] = (await readOpenImmo(fixture("bestand_latin1.xml"))).objects;
     assert.deepEqual(first!.unmapped.sort(), [
       "ausstattung",
       "geo/strasse",
@@ -95,8 +95,8 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     assert.deepEqual(second!.unmapped, []);
   });
 
-  await t.step("UTF-8 file; objects without optional elements map to null", () => {
-    const f = readOpenImmo(fixture("bestand_utf8.xml"));
+  await t.step("UTF-8 file; objects without optional elements map to null", async () => {
+    const f = await readOpenImmo(fixture("bestand_utf8.xml"));
     assert.equal(f.encoding, "utf-8");
     assert.equal(f.objects[0]!.fields!.title, "Stadtvilla „Elbblick“ – saniert");
     assert.equal(f.objects[0]!.fields!.postal_code, "01067");
@@ -116,26 +116,29 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     });
   });
 
-  await t.step("a BOM wins over the declaration; undeclared Latin-1 is refused", () => {
+  await t.step("a BOM wins over the declaration; undeclared Latin-1 is refused", async () => {
     const text = doc(
       "<geo><ort>Görlitz</ort></geo><verwaltung_techn><objektnr_extern>B</objektnr_extern>" +
         "</verwaltung_techn>",
       '<?xml version="1.0" encoding="ISO-8859-1"?>',
     );
     const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...enc.encode(text)]);
-    const f = readOpenImmo(withBom);
+    const f = await readOpenImmo(withBom);
     assert.equal(f.encoding, "utf-8");
     assert.equal(f.objects[0]!.fields!.city, "Görlitz");
     const latin = Uint8Array.from(
       doc("<geo><ort>Görlitz</ort></geo>", '<?xml version="1.0"?>'),
       (c) => c.charCodeAt(0),
     );
-    assertBroken(latin, /not valid utf-8/);
-    assertBroken(enc.encode(doc("", '<?xml version="1.0" encoding="x-klingon"?>')), /unsupported encoding/);
+    await assertBroken(latin, /not valid utf-8/);
+    await assertBroken(
+      enc.encode(doc("", '<?xml version="1.0" encoding="x-klingon"?>')),
+      /unsupported encoding/,
+    );
   });
 
-  await t.step("invalid objects carry their number and reason", () => {
-    const f = readOpenImmo(fixture("bestand_ungueltig.xml"));
+  await t.step("invalid objects carry their number and reason", async () => {
+    const f = await readOpenImmo(fixture("bestand_ungueltig.xml"));
     const reasons = f.objects.map((o) => [o.number, o.invalid ?? null]);
     assert.deepEqual(reasons[0], [null, "objektnr_extern is missing"]);
     assert.equal(reasons[1]![0], "BAD-PRICE");
@@ -149,27 +152,31 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     assert.deepEqual(reasons[7], ["OI-3001", null]);
   });
 
-  await t.step("more invalid values: postal code, both marketing kinds, two kinds, coordinates", () => {
+  await t.step("more invalid values: postal code, both marketing kinds, two kinds, coordinates", async () => {
     const vt = "<verwaltung_techn><objektnr_extern>N</objektnr_extern></verwaltung_techn>";
-    const one = (inner: string) => readOpenImmo(enc.encode(doc(inner + vt))).objects[0]!.invalid;
-    assert.match(one("<geo><plz>123</plz></geo>")!, /^plz: /);
+    const one = async (inner: string) =>
+      (await readOpenImmo(enc.encode(doc(inner + vt)))).objects[0]!.invalid;
+    assert.match((await one("<geo><plz>123</plz></geo>"))!, /^plz: /);
     assert.equal(
-      one('<objektkategorie><vermarktungsart KAUF="true" MIETE_PACHT="true"/></objektkategorie>'),
+      await one('<objektkategorie><vermarktungsart KAUF="true" MIETE_PACHT="true"/></objektkategorie>'),
       "vermarktungsart: both KAUF and MIETE_PACHT are set",
     );
     assert.match(
-      one("<objektkategorie><objektart><haus/><wohnung/></objektart></objektkategorie>")!,
+      (await one("<objektkategorie><objektart><haus/><wohnung/></objektart></objektkategorie>"))!,
       /two|more/,
     );
-    assert.match(one('<geo><geokoordinaten breitengrad="91" laengengrad="10"/></geo>')!, /breitengrad/);
     assert.match(
-      one(`<freitexte><objekttitel>${"x".repeat(301)}</objekttitel></freitexte>`)!,
+      (await one('<geo><geokoordinaten breitengrad="91" laengengrad="10"/></geo>'))!,
+      /breitengrad/,
+    );
+    assert.match(
+      (await one(`<freitexte><objekttitel>${"x".repeat(301)}</objekttitel></freitexte>`))!,
       /^objekttitel: /,
     );
-    assert.equal(one("<preise><kaufpreis>1</kaufpreis></preise>"), undefined);
+    assert.equal(await one("<preise><kaufpreis>1</kaufpreis></preise>"), undefined);
   });
 
-  await t.step("German and plain decimals", () => {
+  await t.step("German and plain decimals", async () => {
     const cases: Array<[string, number | undefined]> = [
       ["1.234,50", 1234.5],
       ["1234,5", 1234.5],
@@ -187,19 +194,22 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     for (const [raw, want] of cases) assert.equal(parseDecimal(raw), want, raw);
   });
 
-  await t.step("broken files: empty, malformed, not OpenImmo", () => {
-    assertBroken(new Uint8Array(), /empty/);
-    assertBroken(fixture("kaputt.xml"), /malformed XML at line \d+/);
-    assertBroken(enc.encode("<openimmo_feedback><objekt/></openimmo_feedback>"), /not an OpenImmo document/);
-    assertBroken(enc.encode("just text"), /malformed|not an OpenImmo/);
+  await t.step("broken files: empty, malformed, not OpenImmo", async () => {
+    await assertBroken(new Uint8Array(), /empty/);
+    await assertBroken(fixture("kaputt.xml"), /malformed XML at line \d+/);
+    await assertBroken(
+      enc.encode("<openimmo_feedback><objekt/></openimmo_feedback>"),
+      /not an OpenImmo document/,
+    );
+    await assertBroken(enc.encode("just text"), /malformed|not an OpenImmo/);
   });
 
-  await t.step("a zip: the one XML is read, images ignored", () => {
+  await t.step("a zip: the one XML is read, images ignored", async () => {
     const zip = zipSync({
       "bilder/foto1.jpg": new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]),
       "export/bestand.xml": fixture("bestand_latin1.xml"),
     });
-    const f = readOpenImmo(zip);
+    const f = await readOpenImmo(zip);
     assert.equal(f.container, "zip");
     assert.equal(f.entry, "export/bestand.xml");
     assert.equal(f.objects[0]!.fields!.city, "München");
@@ -207,22 +217,22 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
 
   await t.step(
     "zips refused: no XML, two XML, broken, too many entries, too large, lying about the size",
-    () => {
-      assertBroken(zipSync({ "a.jpg": new Uint8Array([1]) }), /no XML file/);
+    async () => {
+      await assertBroken(zipSync({ "a.jpg": new Uint8Array([1]) }), /no XML file/);
       const x = fixture("bestand_utf8.xml");
-      assertBroken(zipSync({ "a.xml": x, "b.XML": x }), /more than one XML/);
-      assertBroken(zipSync({ "a.xml": x }).subarray(0, 60), /not a readable zip/);
+      await assertBroken(zipSync({ "a.xml": x, "b.XML": x }), /more than one XML/);
+      await assertBroken(zipSync({ "a.xml": x }).subarray(0, 60), /not a readable zip/);
       const many: Record<string, Uint8Array> = {};
       for (let i = 0; i <= ZIP_ENTRIES_MAX; i++) many[`f${i}.jpg`] = new Uint8Array();
-      assertBroken(zipSync(many, { level: 0 }), /more than 10000 entries/);
+      await assertBroken(zipSync(many, { level: 0 }), /more than 10000 entries/);
       const bomb = zipSync({ "bomb.xml": new Uint8Array(XML_BYTES_MAX + 1) }, { level: 9 });
       assert.ok(bomb.length < 200_000, `the bomb is small (${bomb.length} bytes)`);
-      assertBroken(bomb, /larger than 50 MB uncompressed/);
+      await assertBroken(bomb, /larger than 50 MB uncompressed/);
       // Declares 100 bytes but inflates to much more: only 100 bytes come out, which is no complete document.
       const padded = enc.encode(doc(" ".repeat(100_000)));
       const liar = zipSync({ "liar.xml": padded }, { level: 9 });
       setDeclaredSize(liar, 100);
-      assertBroken(liar, /malformed XML/);
+      await assertBroken(liar, /malformed XML/);
     },
   );
 });

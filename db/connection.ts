@@ -9,7 +9,7 @@
  *
  * Nothing here runs on import; `main.ts`, tasks and tests call {@linkcode openDb} and pass the handle on.
  */
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PGliteDialect, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
@@ -91,7 +91,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
       postgres(opts.databaseUrl, poolOptions(opts, SEARCH_SESSION_SETTINGS)),
     );
   }
-  if (!opts.dataDir || opts.dataDir === ":memory:") return await openPglite(new PGlite());
+  if (!opts.dataDir || opts.dataDir === ":memory:") return await openPglite(await newPglite());
   return await openEmbedded(opts.dataDir, opts);
 }
 
@@ -142,6 +142,15 @@ function openPostgres(sql: postgres.Sql, kind: Db["kind"], searchSql?: postgres.
       if (search !== kysely) await search.destroy();
     },
   };
+}
+
+/**
+ * A PGlite instance (in memory, or on `folder`). PGlite is loaded here, on first use: a service on a real Postgres
+ * server never loads it (docs/architecture.md §11.17).
+ */
+async function newPglite(folder?: string): Promise<PGlite> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  return new PGlite(folder);
 }
 
 async function openPglite(pg: PGlite, lock?: HeldLock, folder?: string): Promise<Db> {
@@ -215,7 +224,7 @@ async function openEmbedded(folder: string, opts: OpenDbOptions): Promise<Db> {
 
 async function holdFolder(folder: string, lock: HeldLock): Promise<Db> {
   try {
-    return await openPglite(new PGlite(folder), lock, folder);
+    return await openPglite(await newPglite(folder), lock, folder);
   } catch (err) {
     await lock.release();
     throw err;

@@ -2,7 +2,6 @@
  * The text of a PDF through `unpdf` (PDF.js), in the calling thread. Never throws: anything PDF.js cannot read
  * becomes a failure code. `read.ts` runs this in a worker under a deadline.
  */
-import { extractText, getDocumentProxy } from "unpdf";
 import type { FileFehler } from "../db/files.ts";
 import { normaliseText } from "./extract.ts";
 
@@ -22,6 +21,8 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
 export async function pdfTextHere(bytes: Uint8Array): Promise<PdfText> {
   if (bytes.length === 0) return { fehler: "empty" };
   if (!hasPdfHeader(bytes)) return { fehler: "not_pdf" };
+  // PDF.js is loaded on the first PDF, not at start (docs/architecture.md §11.17).
+  const { extractText, getDocumentProxy } = await import("unpdf");
   try {
     // PDF.js may take over the buffer: give it a copy.
     const pdf = await getDocumentProxy(bytes.slice(), { verbosity: 0 });

@@ -20,7 +20,7 @@
  *   closed enquiry: `conflict`. The sender's address is not checked (the token is the proof); Message-ID
  *   duplicates answer `duplicate` as above.
  */
-import PostalMime, { type Address, addressParser, type Email, type Mailbox } from "postal-mime";
+import type { Address, Email, Mailbox } from "postal-mime";
 import { namedListing } from "../catalogue/named_listing.ts";
 import { findIntakeMessage, type IntakeKey, officeExists } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
@@ -47,8 +47,14 @@ function mailboxes(list: Address[] | undefined): Mailbox[] {
   return (list ?? []).flatMap((a) => a.group ?? [a]);
 }
 
+/** A message parsed by postal-mime, with its parser of address headers. */
+interface ParsedMail {
+  mail: Email;
+  addressParser: (text: string) => Address[];
+}
+
 /** Every recipient address of the message, in the order To, Cc, Delivered-To, X-Original-To. */
-export function recipients(mail: Email): string[] {
+function recipients({ mail, addressParser }: ParsedMail): string[] {
   const header = (key: string) =>
     mail.headers.filter((h) => h.key === key).flatMap((h) => mailboxes(addressParser(h.value)));
   return [...mailboxes(mail.to), ...mailboxes(mail.cc), ...header("delivered-to"), ...header("x-original-to")]
@@ -64,11 +70,15 @@ export function intakeTarget(addresses: string[], domain: string): IntakeTarget 
   return { kind: pick[1]!.toLowerCase() === "objekt" ? "listing" : "office", id: pick[2]!.toLowerCase() };
 }
 
-/** The message parsed by postal-mime; `invalid_request` ("message") when it is not one. */
-async function parseMail(raw: Uint8Array): Promise<Email> {
+/**
+ * The message parsed by postal-mime (loaded on the first message, not at start: docs/architecture.md §11.17);
+ * `invalid_request` ("message") when it is not one.
+ */
+async function parseMail(raw: Uint8Array): Promise<ParsedMail> {
   if (raw.byteLength === 0) throw new AppError("invalid_request", "message");
+  const { default: PostalMime, addressParser } = await import("postal-mime");
   try {
-    return await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer" });
+    return { mail: await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer" }), addressParser };
   } catch {
     throw new AppError("invalid_request", "message");
   }
@@ -112,11 +122,12 @@ async function officeListing(deps: AppDeps, officeId: string, mail: Email, text:
  * unambiguous listing) or `rate_limited` (docs/contract.md §9); nothing is written then.
  */
 export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<IntakeOutcome> {
-  const mail = await parseMail(raw);
-  const answer = enquiryTarget(recipients(mail), deps.config.intakeMailDomain);
+  const parsed = await parseMail(raw);
+  const { mail } = parsed;
+  const answer = enquiryTarget(recipients(parsed), deps.config.intakeMailDomain);
   if (answer === "malformed") throw new AppError("not_found");
   if (answer) return await receiveAnswer(deps, answer, mail, raw);
-  const target = intakeTarget(recipients(mail), deps.config.intakeMailDomain);
+  const target = intakeTarget(recipients(parsed), deps.config.intakeMailDomain);
   if (!target) throw new AppError("not_found");
   const key = await mailKey(mail, raw);
   const known = await findIntakeMessage(deps.db.kysely, key);

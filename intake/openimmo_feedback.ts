@@ -15,7 +15,6 @@
  * - Each interessent is its own transaction: the answer lists created, duplicate and refused entries (reasons:
  *   unknown_listing, ambiguous_listing, rate_limited, invalid_email, invalid_name, invalid_phone, invalid_message).
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { findIntakeMessage, type IntakeKey, publishedListingsByReference } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
@@ -120,8 +119,11 @@ function enquiriesOf(objekt: unknown, start: number): FeedbackEnquiry[] {
   });
 }
 
+/** The XML parser, loaded on the first document, not at start (docs/architecture.md §11.17). */
+type XmlLib = typeof import("fast-xml-parser");
+
 /** The document as objects (element text as strings); `invalid_request` ("xml") when the parser gives up. */
-function readXml(xml: string): Record<string, unknown> {
+function readXml({ XMLParser }: XmlLib, xml: string): Record<string, unknown> {
   try {
     return new XMLParser({
       ignoreAttributes: true,
@@ -136,10 +138,11 @@ function readXml(xml: string): Record<string, unknown> {
 }
 
 /** Parses a feedback document; `invalid_request` ("xml", "doctype", "openimmo_feedback", "interessent"). */
-export function parseFeedback(xml: string): Feedback {
+export async function parseFeedback(xml: string): Promise<Feedback> {
   if (/<!DOCTYPE/i.test(xml)) throw new AppError("invalid_request", "doctype");
-  if (XMLValidator.validate(xml) !== true) throw new AppError("invalid_request", "xml");
-  const doc = readXml(xml);
+  const lib = await import("fast-xml-parser");
+  if (lib.XMLValidator.validate(xml) !== true) throw new AppError("invalid_request", "xml");
+  const doc = readXml(lib, xml);
   const root = doc.openimmo_feedback;
   if (typeof root !== "object" || root === null) throw new AppError("invalid_request", "openimmo_feedback");
   const enquiries: FeedbackEnquiry[] = [];
@@ -208,7 +211,7 @@ async function receiveOne(deps: AppDeps, sender: string, e: FeedbackEnquiry): Pr
  */
 export async function receiveFeedback(deps: AppDeps, bytes: Uint8Array): Promise<FeedbackResult> {
   if (bytes.byteLength === 0) throw new AppError("invalid_request", "xml");
-  const feedback = parseFeedback(decodeXml(bytes));
+  const feedback = await parseFeedback(decodeXml(bytes));
   const result: FeedbackResult = { created: [], duplicate: [], refused: [] };
   for (const e of feedback.enquiries) {
     try {

@@ -32,7 +32,7 @@ const DOMAIN = new Set([
   "viewings",
 ]);
 const ADAPTERS = new Set(["routes", "pages", "mcp", "tasks", "bench", "tests"]);
-const COMPOSITION = new Set(["app.ts", "main.ts", "background.ts"]);
+const COMPOSITION = new Set(["app.ts", "main.ts", "background.ts", "cron.ts"]);
 const LAYER_NAMES = ["root utilities", "db", "domain", "adapters"];
 
 /** The layer of a repository path (0 lowest); throws for a file that belongs to no layer. */
