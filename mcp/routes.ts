@@ -2,17 +2,19 @@
  * HTTP mounting of the MCP endpoint at `/mcp` (streamable HTTP): authenticate, take a token of the account's
  * "mcp" bucket (docs/contract.md §9; over the limit an HTTP 429 `{error: "rate_limited"}` without Retry-After), then hand the
  * request to the server chosen by the caller's right. Serves protocol 2026-07-28 and, statelessly, the 2025-era
- * revisions back to 2024-11-05. A plain 2026-07-28 `tools/call` is answered by `direct_call.ts`, everything else
- * by the SDK's `createMcpHandler` with a fresh server per request (`servers.ts`).
+ * revisions back to 2024-11-05. A plain 2026-07-28 `tools/call` is answered by `direct_call.ts`, a JSON-RPC batch
+ * takes one token per message (`batch.ts`), everything else goes to the SDK's `createMcpHandler` with a fresh
+ * server per request (`servers.ts`).
  */
 import { Hono } from "hono";
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { authenticateMcp } from "../auth/mcp_auth.ts";
-import type { Right } from "../auth/principal.ts";
+import type { Principal, Right } from "../auth/principal.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
+import { batchRefused, planBatch, splitBatch, withRefusals } from "./batch.ts";
 import { authInfoOf } from "./context.ts";
 import { directToolCall } from "./direct_call.ts";
 import { createServer, type Surface, surfaceFor } from "./servers.ts";
@@ -55,6 +57,15 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       return unsupportedMediaType();
     }
     const { request, parsedBody } = await readJsonBody(c.req.raw);
+    const authInfo = authInfoOf(principal, c.get("requestId"));
+    const plan = planBatch(parsedBody, request.headers);
+    if (plan.kind === "refused") return batchRefused(plan.revision);
+    if (plan.kind === "batch") {
+      const granted = 1 + await moreTokens(deps, principal, plan.messages.length - 1);
+      const { served, refusals } = splitBatch(plan.messages, granted);
+      const res = await handlers[principal.right].fetch(request, { authInfo, parsedBody: served });
+      return await withRefusals(res, refusals);
+    }
     if (parsedBody !== undefined) {
       const direct = await directToolCall(
         surfaces[principal.right],
@@ -65,13 +76,18 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       );
       if (direct) return direct;
     }
-    const authInfo = authInfoOf(principal, c.get("requestId"));
     return await handlers[principal.right].fetch(
       request,
       parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
     );
   });
   return app;
+}
+
+/** Takes up to `want` more tokens of the account's MCP bucket for the rest of a batch; how many it took. */
+async function moreTokens(deps: AppDeps, principal: Principal, want: number): Promise<number> {
+  if (!deps.config.rateLimit) return want;
+  return await deps.buckets.takeUpTo("mcp", accountCaller(principal.userId), RATE_RULES.mcp, want);
 }
 
 /**
