@@ -9,6 +9,7 @@
  * conversation, in the same transaction (agent/hooks.ts).
  */
 import { isUuid } from "../ids.ts";
+import { singleLineText } from "../text.ts";
 import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import {
@@ -50,27 +51,36 @@ export const ROOMS_MAX = 10_000;
 export const SQM_MAX = 1_000_000_000;
 
 /**
- * A text of at most `max` characters, trimmed, not empty, without NUL characters and valid Unicode (Postgres
- * refuses NUL and unpaired surrogates).
+ * A text of several lines (the description): at most `max` characters, trimmed, not empty, without NUL characters
+ * and valid Unicode (Postgres refuses NUL and unpaired surrogates). Every other text field is one line
+ * (`singleLineText` of `text.ts`: no control characters at all).
  */
-function text(max: number) {
+function multiLineText(max: number) {
   return z.string().trim().min(1).max(max).refine((s) => !s.includes("\u0000"), "must not contain NUL")
     .refine((s) => s.isWellFormed(), "must be valid Unicode text");
 }
 
 /** The provider contact as input: every field optional; `null` clears it. */
 export const contactInputSchema = z.strictObject({
-  provider_name: text(200).nullable().optional().describe("Provider (agency) name; never shown publicly."),
-  contact_name: text(200).nullable().optional().describe("Contact person; never shown publicly."),
+  provider_name: singleLineText(200).nullable().optional().describe(
+    "Provider (agency) name, one line; never shown publicly.",
+  ),
+  contact_name: singleLineText(200).nullable().optional().describe(
+    "Contact person, one line; never shown publicly.",
+  ),
   contact_email: z.email().max(320).nullable().optional().describe("Contact e-mail; never shown publicly."),
-  contact_phone: text(50).nullable().optional().describe("Contact phone; never shown publicly."),
+  contact_phone: singleLineText(50).nullable().optional().describe(
+    "Contact phone, one line; never shown publicly.",
+  ),
 });
 
 /** The fields a provider writes, as input: every field optional; `null` clears it, an absent field stays. */
 export const stockFieldsShape = {
-  reference: text(100).nullable().optional().describe("Internal reference, unique within the office."),
-  title: text(300).nullable().optional(),
-  description: text(20_000).nullable().optional().describe(
+  reference: singleLineText(100).nullable().optional().describe(
+    "Internal reference, one line, unique within the office.",
+  ),
+  title: singleLineText(300).nullable().optional().describe("Title, one line (no line breaks or tabs)."),
+  description: multiLineText(20_000).nullable().optional().describe(
     "Internal description; not part of the public listing.",
   ),
   city: citySchema.nullable().optional(),
