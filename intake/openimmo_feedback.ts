@@ -25,6 +25,7 @@ import {
   clean,
   enquirerName,
   enquiryText,
+  oneLine,
   refusalOf,
   type RefusalReason,
   storedMessageId,
@@ -114,7 +115,7 @@ function enquiriesOf(objekt: unknown, start: number): FeedbackEnquiry[] {
       intId: field(p, "int_id"),
       name: person || field(p, "firma"),
       email,
-      phone: field(p, "tel") || field(p, "handy"),
+      phone: oneLine(field(p, "tel") || field(p, "handy")),
       text: field(p, "anfrage"),
     };
   });
