@@ -55,7 +55,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(onError(deps.log));
   app.use("*", requestId());
   app.use("*", logServerErrors(deps.log));
-  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
+  // An answer that sets a security header itself keeps it: the HTML pages send `Referrer-Policy: same-origin`
+  // (pages/common.ts), everything else gets hono's `no-referrer`.
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin", overwrite: false }));
   // Before the body limit, so that its 413 (and every other answer under /api/public) is readable by a browser
   // app; a preflight is answered here, without reading a body.
   app.use(PUBLIC_API_PATHS, publicCors());
