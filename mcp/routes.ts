@@ -57,14 +57,15 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       return unsupportedMediaType();
     }
     const { request, parsedBody } = await readJsonBody(c.req.raw);
-    const authInfo = authInfoOf(principal, c.get("requestId"));
     const plan = planBatch(parsedBody, request.headers);
     if (plan.kind === "refused") return batchRefused(plan.revision);
     if (plan.kind === "batch") {
-      const granted = 1 + await moreTokens(deps, principal, plan.messages.length - 1);
-      const { served, refusals } = splitBatch(plan.messages, granted);
-      const res = await handlers[principal.right].fetch(request, { authInfo, parsedBody: served });
-      return await withRefusals(res, refusals);
+      const serve = (parsedBody: unknown[]) =>
+        handlers[principal.right].fetch(request, {
+          authInfo: authInfoOf(principal, c.get("requestId")),
+          parsedBody,
+        });
+      return await serveBatch(deps, principal, plan.messages, serve);
     }
     if (parsedBody !== undefined) {
       const direct = await directToolCall(
@@ -76,6 +77,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       );
       if (direct) return direct;
     }
+    const authInfo = authInfoOf(principal, c.get("requestId"));
     return await handlers[principal.right].fetch(
       request,
       parsedBody === undefined ? { authInfo } : { authInfo, parsedBody },
@@ -84,10 +86,21 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-/** Takes up to `want` more tokens of the account's MCP bucket for the rest of a batch; how many it took. */
-async function moreTokens(deps: AppDeps, principal: Principal, want: number): Promise<number> {
-  if (!deps.config.rateLimit) return want;
-  return await deps.buckets.takeUpTo("mcp", accountCaller(principal.userId), RATE_RULES.mcp, want);
+/**
+ * Serves a batch whose first message took the request's token: the rest take up to as many more tokens of the
+ * account's MCP bucket; `serve` answers the messages covered, and each request beyond answers rate_limited.
+ */
+async function serveBatch(
+  deps: AppDeps,
+  principal: Principal,
+  messages: unknown[],
+  serve: (served: unknown[]) => Promise<Response>,
+): Promise<Response> {
+  const more = deps.config.rateLimit
+    ? await deps.buckets.takeUpTo("mcp", accountCaller(principal.userId), RATE_RULES.mcp, messages.length - 1)
+    : messages.length - 1;
+  const { served, refusals } = splitBatch(messages, 1 + more);
+  return await withRefusals(await serve(served), refusals);
 }
 
 /**
