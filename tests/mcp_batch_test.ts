@@ -122,7 +122,7 @@ Deno.test("a batch whose served part holds only notifications still answers its 
   assert.deepEqual(msgs.map((m) => [m.id, m.error?.code]), [[1, -32000], [2, -32000]]);
 });
 
-for (const revision of ["2025-06-18", "2025-11-25"]) {
+for (const revision of ["2025-06-18", "2025-11-25", "2026-07-28"]) {
   Deno.test(`protocol ${revision} removed batches: 400 with -32600 and id null, one token`, async () => {
     const key = await freshKey();
     const res = await rawMcpPost(w.url, key, calls(2), { "mcp-protocol-version": revision });
