@@ -140,10 +140,7 @@ function messageBody(text: string): string {
   return body;
 }
 
-/**
- * Trimmed optional one-line text (null when empty); `invalid_request` naming `field` when longer than `max` or
- * holding a control character (the single-line rule of `text.ts`).
- */
+/** Trimmed one-line text or null; over `max` or with a control character: `invalid_request` naming `field`. */
 function optionalText(text: string | null, max: number, field: string): string | null {
   const t = text?.trim() ?? "";
   if (t.length > max || hasControlCharacter(t)) throw new AppError("invalid_request", field);

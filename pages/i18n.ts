@@ -425,10 +425,7 @@ const TEXTS = {
     "E-Mail-Adresse: Bitte geben Sie eine gültige E-Mail-Adresse an, z. B. name@beispiel.de.",
     "E-mail address: please give a valid e-mail address, e.g. name@example.org.",
   ],
-  enquiryFieldPhone: [
-    "Telefon: eine Zeile, höchstens 50 Zeichen.",
-    "Phone: one line, at most 50 characters.",
-  ],
+  enquiryFieldPhone: ["Telefon: eine Zeile, bis 50 Zeichen.", "Phone: one line, up to 50 characters."],
   enquiryFieldMessage: [
     "Ihre Nachricht: Bitte schreiben Sie eine Nachricht mit 1 bis 10.000 Zeichen.",
     "Your message: please write a message of 1 to 10,000 characters.",
