@@ -37,12 +37,15 @@ import { PHOTO_PATH, photoRoutes } from "./routes/photos.ts";
 /** Path of the OpenAPI document (open to every origin, like the rest of /api/public). */
 export const OPENAPI_PATH = "/api/public/openapi.json";
 
+/** The paths open to every origin (CORS): the public catalogue, the location baseline and the OpenAPI document. */
+const PUBLIC_API_PATHS = "/api/public/*";
+
 /** Version of the REST description (docs/contract.md §10). */
 export const API_VERSION = "2026.09";
 
 /**
  * Builds the HTTP application from its dependencies. Every request gets an id, security headers and the body
- * limit; each sub-app is mounted at its own prefix and brings its own middleware (CORS, token buckets); unknown
+ * limit, and `/api/public` its CORS headers; each sub-app is mounted at its own prefix and brings its own middleware (CORS, token buckets); unknown
  * paths answer 404 and unserved methods 405, both counting in the write bucket for writes.
  */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
@@ -53,7 +56,12 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.onError(onError(deps.log));
   app.use("*", requestId());
   app.use("*", logServerErrors(deps.log));
-  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin" }));
+  // An answer that sets a security header itself keeps it: the HTML pages send `Referrer-Policy: same-origin`
+  // (pages/common.ts), everything else gets hono's `no-referrer`.
+  app.use("*", secureHeaders({ crossOriginResourcePolicy: "cross-origin", overwrite: false }));
+  // Before the body limit, so that its 413 (and every other answer under /api/public) is readable by a browser
+  // app; a preflight is answered here, without reading a body.
+  app.use(PUBLIC_API_PATHS, publicCors());
   app.use("*", bodyLimit());
 
   app.route(CATALOGUE_PREFIX, catalogueRoutes(deps));
@@ -67,7 +75,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route("/.well-known", discoveryRoutes(deps, auth));
   app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));
   app.route("/", pageRoutes(deps, auth));
-  app.use(OPENAPI_PATH, publicCors());
   app.doc31(OPENAPI_PATH, {
     openapi: "3.1.1",
     info: {

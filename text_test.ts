@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clip, truncate } from "./text.ts";
+import { clip, hasControlCharacter, singleLineText, truncate } from "./text.ts";
 
 Deno.test("truncate never splits a surrogate pair", () => {
   const s = "a😀".repeat(30);
@@ -37,4 +37,31 @@ Deno.test("clip adds an ellipsis within the limit only when it cut", () => {
   assert.equal(s, `${"a😀".repeat(19)}a…`);
   assert.ok(s.isWellFormed());
   assert.ok(s.length <= 60);
+});
+
+Deno.test("the single-line rule: trimmed, 1 to max characters, no control character, valid Unicode", () => {
+  const title = singleLineText(20);
+  assert.equal(title.parse("  Altbau  "), "Altbau");
+  for (
+    const [input, message] of [
+      ["   ", "must not be empty"],
+      ["x".repeat(21), "must be at most 20 characters"],
+      ["Zeile\r\nzwei", "must not contain control characters"],
+      ["Zeile\nzwei", "must not contain control characters"],
+      ["Tab\there", "must not contain control characters"],
+      ["a\u0000b", "must not contain control characters"],
+      ["a\u007fb", "must not contain control characters"],
+      ["a\u0085b", "must not contain control characters"],
+      ["a\ud800b", "must be valid Unicode text"],
+    ]
+  ) {
+    const r = title.safeParse(input);
+    assert.equal(r.success, false, JSON.stringify(input));
+    assert.deepEqual(r.error?.issues.map((i) => i.message), [message], JSON.stringify(input));
+  }
+  assert.equal(
+    hasControlCharacter("Ä ö ü ß — 😀 \u00a0"),
+    false,
+    "letters, symbols and no-break space are text",
+  );
 });

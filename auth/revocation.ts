@@ -6,7 +6,10 @@
  *   verifier is `400 invalid_grant` (RFC 7636 §4.6), and only `invalid_client` may answer 401 (RFC 6749 §5.2).
  * - Revocation endpoint (RFC 7009): better-auth answers `unsupported_token_type` for a JWT access token; we revoke
  *   it by its `jti` until it expires and answer 200. A JWT is always looked up as an access token whatever the
- *   `token_type_hint` says (§2.1: a wrong hint must not stop the search).
+ *   `token_type_hint` says (§2.1: a wrong hint must not stop the search). better-auth answers a token it does
+ *   not find (already revoked, deleted by refresh-token reuse detection, unknown) with 400 `invalid_request`;
+ *   §2.2 wants 200 for an invalid token. So a malformed request is refused before better-auth sees it
+ *   ({@linkcode malformedRevocation}), and its `invalid_request` to a well-formed one becomes 200.
  *
  * Refresh tokens and consents need nothing here: deleting or revoking them ends the connection's grants through
  * the triggers of migration 0018.
@@ -95,10 +98,46 @@ export function revocationRequest(req: Request, params: URLSearchParams): Reques
   return new Request(req.url, { method: "POST", headers, body: form.toString() });
 }
 
+/** The parameters of a revocation request that name the token or the client (RFC 7009 §2.1, RFC 6749 §2.3). */
+const REVOCATION_PARAMS = [
+  "token",
+  "token_type_hint",
+  "client_id",
+  "client_secret",
+  "client_assertion",
+  "client_assertion_type",
+] as const;
+
 /**
- * The revocation endpoint's answer after better-auth's: when it refused a valid JWT access token as
- * `unsupported_token_type`, the token is revoked by its `jti` if it was issued to the calling client, and the
- * answer is 200 either way (RFC 7009 §2.2).
+ * What makes a form-encoded revocation request malformed (RFC 7009 §2.1 with RFC 6749 §2.3 and §3.1), or
+ * undefined when it is well-formed (better-auth answers other media types 415 itself): exactly one non-empty
+ * `token`, none of {@linkcode REVOCATION_PARAMS} repeated, at most one client authentication method,
+ * and an `Authorization` header, if any, that starts with an auth scheme. A malformed request is answered 400
+ * `invalid_request` before better-auth sees it; for a well-formed one whose client better-auth authenticated,
+ * its `invalid_request` can only be about the token.
+ */
+export function malformedRevocation(req: Request, params: URLSearchParams): string | undefined {
+  if (params.getAll("token").length !== 1 || !params.get("token")) return "exactly one token is required";
+  const repeated = REVOCATION_PARAMS.find((name) => params.getAll(name).length > 1);
+  if (repeated) return `${repeated} is repeated`;
+  const authorization = req.headers.get("authorization");
+  const assertion = params.has("client_assertion") || params.has("client_assertion_type");
+  if ([authorization !== null, params.has("client_secret"), assertion].filter(Boolean).length > 1) {
+    return "more than one client authentication method";
+  }
+  if (authorization !== null && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s|$)/.test(authorization)) {
+    return "malformed Authorization header";
+  }
+  return undefined;
+}
+
+/**
+ * The revocation endpoint's answer after better-auth's to a well-formed request (RFC 7009 §2.2: 200 when the
+ * token was revoked or is invalid):
+ * - when it refused a valid JWT access token as `unsupported_token_type`, the token is revoked by its `jti` if it
+ *   was issued to the calling client, and the answer is 200 either way;
+ * - when it answered `invalid_request` (the token is unknown, already revoked, or was deleted with its grant),
+ *   the answer is 200.
  */
 export async function afterRevocation(
   deps: Deps,
@@ -108,12 +147,18 @@ export async function afterRevocation(
 ): Promise<Response> {
   if (res.status !== 400) return res;
   const body = await res.clone().json().catch(() => ({}));
+  if (body.error === "invalid_request") return await revoked(res);
   if (body.error !== "unsupported_token_type") return res;
   const claims = await authRuntimeOf(deps).tokens.claims(params.get("token") ?? "");
   const caller = callingClient(params, headers);
   if (claims && caller && claims.client_id === caller && typeof claims.jti === "string") {
     await revokeAccessTokenId(deps.db, claims.jti, new Date(((claims.exp ?? 0) + 60) * 1000));
   }
+  return await revoked(res);
+}
+
+/** The 200 of RFC 7009 §2.2 in place of `res`. */
+async function revoked(res: Response): Promise<Response> {
   await res.body?.cancel();
   return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
 }

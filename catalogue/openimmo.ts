@@ -212,6 +212,15 @@ export function textOf(node: XmlNode | undefined): string | undefined {
   return s ? s : undefined;
 }
 
+/**
+ * The text of an element that fills a single-line field (reference, title, city), or null: the line breaks and
+ * tabs of the XML's layout, with the spaces around them, become one space. Any other control character stays,
+ * so the field's rule refuses it.
+ */
+function lineOf(node: XmlNode | undefined): string | null {
+  return textOf(node)?.replace(/[ \t]*[\t\n\v\f\r][\t\n\v\f\r ]*/g, " ") ?? null;
+}
+
 /** The attribute `name` of `node`, trimmed; undefined when absent. */
 export function attr(node: XmlNode | undefined, name: string): string | undefined {
   if (node === undefined || typeof node === "string") return undefined;
@@ -299,10 +308,10 @@ function mapFields(node: XmlNode): ListingColumns {
     ? num(flaechen, "grundstuecksflaeche") ?? num(flaechen, "wohnflaeche") ?? num(flaechen, "nutzflaeche")
     : num(flaechen, "wohnflaeche") ?? num(flaechen, "nutzflaeche");
   return {
-    reference: textOf(child(child(node, "verwaltung_techn"), "objektnr_intern")) ?? null,
-    title: textOf(child(child(node, "freitexte"), "objekttitel")) ?? null,
+    reference: lineOf(child(child(node, "verwaltung_techn"), "objektnr_intern")),
+    title: lineOf(child(child(node, "freitexte"), "objekttitel")),
     description: textOf(child(child(node, "freitexte"), "objektbeschreibung")) ?? null,
-    city: textOf(child(geo, "ort")) ?? null,
+    city: lineOf(child(geo, "ort")),
     postal_code: textOf(child(geo, "plz")) ?? null,
     property_type,
     transaction_type,

@@ -176,7 +176,28 @@ Deno.test("OpenImmo files are read and mapped field by field", async (t) => {
     assert.equal(await one("<preise><kaufpreis>1</kaufpreis></preise>"), undefined);
   });
 
-  await t.step("German and plain decimals", async () => {
+  await t.step(
+    "single-line fields: line breaks of the XML become spaces, other control characters are invalid",
+    async () => {
+      const vt = "<verwaltung_techn><objektnr_extern>N</objektnr_extern></verwaltung_techn>";
+      const read = async (inner: string) => (await readOpenImmo(enc.encode(doc(inner + vt)))).objects[0]!;
+      const wrapped = await read(
+        "<freitexte><objekttitel>Altbau\r\n    am\tDomplatz</objekttitel>" +
+          "<objektbeschreibung>Zeile eins\nZeile zwei</objektbeschreibung></freitexte>" +
+          "<geo><ort>Bad\n Kissingen</ort></geo>",
+      );
+      assert.equal(wrapped.invalid, undefined);
+      assert.equal(wrapped.fields?.title, "Altbau am Domplatz");
+      assert.equal(wrapped.fields?.city, "Bad Kissingen");
+      assert.equal(wrapped.fields?.description, "Zeile eins\nZeile zwei", "the description keeps its lines");
+      assert.equal(
+        (await read("<freitexte><objekttitel>Altbau\u0085am Domplatz</objekttitel></freitexte>")).invalid,
+        "objekttitel: must not contain control characters",
+      );
+    },
+  );
+
+  await t.step("German and plain decimals", () => {
     const cases: Array<[string, number | undefined]> = [
       ["1.234,50", 1234.5],
       ["1234,5", 1234.5],

@@ -9,6 +9,7 @@
  * conversation, in the same transaction (agent/hooks.ts).
  */
 import { isUuid } from "../ids.ts";
+import { singleLineText } from "../text.ts";
 import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import {
@@ -49,28 +50,28 @@ export const ROOMS_MAX = 10_000;
 /** Largest area accepted, in m². */
 export const SQM_MAX = 1_000_000_000;
 
-/**
- * A text of at most `max` characters, trimmed, not empty, without NUL characters and valid Unicode (Postgres
- * refuses NUL and unpaired surrogates).
- */
-function text(max: number) {
+/** The description's text: several lines, 1 to `max` characters trimmed, no NUL, valid Unicode (for Postgres). */
+function multiLineText(max: number) {
   return z.string().trim().min(1).max(max).refine((s) => !s.includes("\u0000"), "must not contain NUL")
     .refine((s) => s.isWellFormed(), "must be valid Unicode text");
 }
 
+/** An optional one-line field of at most `max` characters (`singleLineText` of `text.ts`); `null` clears it. */
+const oneLine = (max: number) => singleLineText(max).nullable().optional();
+
 /** The provider contact as input: every field optional; `null` clears it. */
 export const contactInputSchema = z.strictObject({
-  provider_name: text(200).nullable().optional().describe("Provider (agency) name; never shown publicly."),
-  contact_name: text(200).nullable().optional().describe("Contact person; never shown publicly."),
+  provider_name: oneLine(200).describe("Provider (agency) name; never shown publicly."),
+  contact_name: oneLine(200).describe("Contact person; never shown publicly."),
   contact_email: z.email().max(320).nullable().optional().describe("Contact e-mail; never shown publicly."),
-  contact_phone: text(50).nullable().optional().describe("Contact phone; never shown publicly."),
+  contact_phone: oneLine(50).describe("Contact phone; never shown publicly."),
 });
 
 /** The fields a provider writes, as input: every field optional; `null` clears it, an absent field stays. */
 export const stockFieldsShape = {
-  reference: text(100).nullable().optional().describe("Internal reference, unique within the office."),
-  title: text(300).nullable().optional(),
-  description: text(20_000).nullable().optional().describe(
+  reference: oneLine(100).describe("Internal reference, unique within the office."),
+  title: oneLine(300).describe("One line: no line breaks, tabs or other control characters."),
+  description: multiLineText(20_000).nullable().optional().describe(
     "Internal description; not part of the public listing.",
   ),
   city: citySchema.nullable().optional(),

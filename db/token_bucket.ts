@@ -1,7 +1,9 @@
 /**
  * Token buckets kept in Deno KV, so every process that shares one KV shares the buckets.
  *
- * A bucket holds up to `burst` tokens and gains `rate` tokens per second. A call takes one token or is refused.
+ * A bucket holds up to `burst` tokens and gains `rate` tokens per second. A call takes one token or is refused;
+ * {@linkcode TokenBuckets.takeUpTo} takes as many whole tokens as the bucket holds, up to a number asked for (a
+ * JSON-RPC batch takes one per message).
  * The state is written with an atomic check-and-set; calls for one key inside this process are serialised first,
  * because many concurrent writers on one KV key would conflict and retry. The last state this process wrote (or
  * read) is remembered with its versionstamp, so the usual call is one commit without a read: the commit's check
@@ -125,9 +127,17 @@ export class TokenBuckets {
    * Takes one token for `caller` (a client address or an account: personal data, which only its pseudonym
    * leaves this process as) in `group`; true when the call may proceed, false when the bucket is empty.
    */
-  take(group: RateGroup, caller: string, rule: BucketRule): Promise<boolean> {
-    const id = `${group}\u0000${caller}`;
-    return this.#serialised(id, rateBucketKey(group, this.#pseudonymOf(caller)), rule);
+  async take(group: RateGroup, caller: string, rule: BucketRule): Promise<boolean> {
+    return await this.takeUpTo(group, caller, rule, 1) === 1;
+  }
+
+  /**
+   * Takes up to `want` whole tokens for `caller` in `group` in one checked write and answers how many it took:
+   * `want` when the bucket holds that many, else every whole token it holds (0 when it is empty).
+   */
+  takeUpTo(group: RateGroup, caller: string, rule: BucketRule, want: number): Promise<number> {
+    const key = rateBucketKey(group, this.#pseudonymOf(caller));
+    return this.#serialised(`${group}\u0000${caller}`, key, rule, want);
   }
 
   #pseudonymOf(caller: string): string {
@@ -143,13 +153,13 @@ export class TokenBuckets {
    * Takes one token from the bucket at `key` (a key of `db/kv_keys.ts` outside the route groups, e.g. the
    * account-mail buckets); true when the call may proceed.
    */
-  takeKey(key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
-    return this.#serialised(`key\u0000${key.map(String).join("\u0000")}`, key, rule);
+  async takeKey(key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+    return await this.#serialised(`key\u0000${key.map(String).join("\u0000")}`, key, rule, 1) === 1;
   }
 
-  #serialised(id: string, key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+  #serialised(id: string, key: Deno.KvKey, rule: BucketRule, want: number): Promise<number> {
     const previous = this.#tails.get(id) ?? Promise.resolve();
-    const next = previous.then(() => this.#takeNow(id, key, rule));
+    const next = previous.then(() => this.#takeNow(id, key, rule, want));
     const tail = next.catch(() => {});
     this.#tails.set(id, tail);
     tail.then(() => {
@@ -158,15 +168,16 @@ export class TokenBuckets {
     return next;
   }
 
-  async #takeNow(id: string, key: Deno.KvKey, rule: BucketRule): Promise<boolean> {
+  async #takeNow(id: string, key: Deno.KvKey, rule: BucketRule, want: number): Promise<number> {
     let known = this.#known.get(id) ?? { state: null, versionstamp: null };
     for (let i = 0; i < MAX_RETRIES; i++) {
       const now = this.#now();
       const tokens = refill(known.state, rule, now);
       // Remembered state is an upper bound of the stored one (other processes only take tokens), so an empty
       // bucket in memory is empty in KV too.
-      if (tokens < 1) return false;
-      const state = { tokens: tokens - 1, at: now } satisfies BucketState;
+      const taken = Math.min(want, Math.floor(tokens));
+      if (taken < 1) return 0;
+      const state = { tokens: tokens - taken, at: now } satisfies BucketState;
       const versionstamp = await this.#group.write({
         key,
         versionstamp: known.versionstamp,
@@ -175,7 +186,7 @@ export class TokenBuckets {
       });
       if (versionstamp !== null) {
         this.#remember(id, { state, versionstamp });
-        return true;
+        return taken;
       }
       // Another process changed the bucket meanwhile: read the stored state and try again.
       const entry = await retryBusy(() => this.#kv.get<BucketState>(key));

@@ -95,3 +95,37 @@ Deno.test("KV keys carry pseudonyms: no address, account or e-mail; the same sec
     kv.close();
   }
 });
+
+Deno.test("takeUpTo: as many whole tokens as asked or as the bucket holds, in one write", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let t = 0;
+  const b = new TokenBuckets(kv, { pseudonym: PSEUDONYMS, now: () => t });
+  assert.equal(await b.takeUpTo("mcp", "a", rule, 4), 4);
+  assert.equal(await b.takeUpTo("mcp", "a", rule, 40), 11, "the 11 left of 15");
+  assert.equal(await b.takeUpTo("mcp", "a", rule, 3), 0);
+  assert.equal(await b.take("mcp", "a", rule), false);
+  t += 500;
+  assert.equal(await b.takeUpTo("mcp", "a", rule, 3), 1, "1.5 tokens refilled: one whole token");
+  t += 500;
+  assert.equal(await b.takeUpTo("mcp", "a", rule, 3), 2, "the half left and 1.5 more");
+  kv.close();
+});
+
+Deno.test("takeUpTo from several processes on one KV: together never more than the burst", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvs = await Promise.all([0, 1, 2].map(() => Deno.openKv(`${dir}/kv.sqlite3`)));
+  try {
+    const t = 0;
+    const buckets = kvs.map((kv) => new TokenBuckets(kv, { pseudonym: PSEUDONYMS, now: () => t }));
+    const taken = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => buckets[i % 3]!.takeUpTo("mcp", "shared", rule, 4)),
+    );
+    assert.equal(taken.reduce((a, n) => a + n, 0), 15);
+    for (const b of buckets) {
+      assert.equal(await b.takeUpTo("mcp", "shared", rule, 1), 0, "all agree it is empty");
+    }
+  } finally {
+    for (const kv of kvs) kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -28,6 +28,7 @@ import {
 } from "../db/files.ts";
 import type { Db } from "../db/connection.ts";
 import { AppError } from "../errors.ts";
+import { hasControlCharacter } from "../text.ts";
 import { type EventOrigin } from "../events/outbox.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { idOrNotFound } from "../ids.ts";
@@ -124,8 +125,7 @@ export function decodeBase64(b64: string): { bytes: Uint8Array<ArrayBuffer>; can
 /** The file name trimmed; `invalid_request` when empty, too long or with control characters. */
 function fileName(name: string): string {
   const n = name.trim();
-  // deno-lint-ignore no-control-regex
-  if (n.length === 0 || n.length > FILE_NAME_MAX || /[\u0000-\u001f\u007f]/.test(n)) {
+  if (n.length === 0 || n.length > FILE_NAME_MAX || hasControlCharacter(n)) {
     throw new AppError("invalid_request", "name");
   }
   return n;

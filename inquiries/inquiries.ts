@@ -58,7 +58,7 @@ export { INQUIRY_STATUSES };
 import { AppError } from "../errors.ts";
 import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
-import { clip, truncate } from "../text.ts";
+import { clip, hasControlCharacter, truncate } from "../text.ts";
 
 /** The enquiry limits of docs/contract.md §9: how many enquiries within how many milliseconds. */
 export const INQUIRY_LIMITS = {
@@ -141,10 +141,10 @@ function messageBody(text: string): string {
   return body;
 }
 
-/** Trimmed optional text (null when empty); `invalid_request` naming `field` when longer than `max`. */
+/** Trimmed one-line text or null; over `max` or with a control character: `invalid_request` naming `field`. */
 function optionalText(text: string | null, max: number, field: string): string | null {
   const t = text?.trim() ?? "";
-  if (t.length > max || t.includes("\0")) throw new AppError("invalid_request", field);
+  if (t.length > max || hasControlCharacter(t)) throw new AppError("invalid_request", field);
   return t.length === 0 ? null : t;
 }
 

@@ -35,9 +35,18 @@ export function cut(text: string, max: number): string {
   return text.length <= max ? text : truncate(text, max).trimEnd();
 }
 
+/**
+ * `text` as one line: every run of white space and control characters (line breaks and tabs of a mail header or
+ * an XML layout, C1 controls) becomes one space, trimmed; so what a portal or mail sends fits the one-line rule
+ * of names and phones (`text.ts`) instead of being refused for its layout.
+ */
+export function oneLine(text: string | null | undefined): string {
+  return (text ?? "").replace(/[\p{Cc}\s]+/gu, " ").trim();
+}
+
 /** An enquirer's name as stored: the given name cut to NAME_MAX, or the e-mail address when there is none. */
 export function enquirerName(name: string | null | undefined, email: string): string {
-  const n = clean(name).replace(/\s+/g, " ");
+  const n = oneLine(name);
   return cut(n.length > 0 ? n : email, NAME_MAX);
 }
 

@@ -24,6 +24,7 @@ import {
   clean,
   enquirerName,
   enquiryText,
+  oneLine,
   refusalOf,
   type RefusalReason,
   storedMessageId,
@@ -113,7 +114,7 @@ function enquiriesOf(objekt: unknown, start: number): FeedbackEnquiry[] {
       intId: field(p, "int_id"),
       name: person || field(p, "firma"),
       email,
-      phone: field(p, "tel") || field(p, "handy"),
+      phone: oneLine(field(p, "tel") || field(p, "handy")),
       text: field(p, "anfrage"),
     };
   });

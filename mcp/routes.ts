@@ -2,17 +2,19 @@
  * HTTP mounting of the MCP endpoint at `/mcp` (streamable HTTP): authenticate, take a token of the account's
  * "mcp" bucket (docs/contract.md §9; over the limit an HTTP 429 `{error: "rate_limited"}` without Retry-After), then hand the
  * request to the server chosen by the caller's right. Serves protocol 2026-07-28 and, statelessly, the 2025-era
- * revisions back to 2024-11-05. A plain 2026-07-28 `tools/call` is answered by `direct_call.ts`, everything else
- * by the SDK's `createMcpHandler` with a fresh server per request (`servers.ts`).
+ * revisions back to 2024-11-05. A plain 2026-07-28 `tools/call` is answered by `direct_call.ts`, a JSON-RPC batch
+ * takes one token per message (`batch.ts`), everything else goes to the SDK's `createMcpHandler` with a fresh
+ * server per request (`servers.ts`).
  */
 import { Hono } from "hono";
 import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { authenticateMcp } from "../auth/mcp_auth.ts";
-import type { Right } from "../auth/principal.ts";
+import type { Principal, Right } from "../auth/principal.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
+import { batchRefused, planBatch, splitBatch, withRefusals } from "./batch.ts";
 import { authInfoOf } from "./context.ts";
 import { directToolCall } from "./direct_call.ts";
 import { createServer, type Surface, surfaceFor } from "./servers.ts";
@@ -55,6 +57,16 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       return unsupportedMediaType();
     }
     const { request, parsedBody } = await readJsonBody(c.req.raw);
+    const plan = planBatch(parsedBody, request.headers);
+    if (plan.kind === "refused") return batchRefused(plan.revision);
+    if (plan.kind === "batch") {
+      const serve = (parsedBody: unknown[]) =>
+        handlers[principal.right].fetch(request, {
+          authInfo: authInfoOf(principal, c.get("requestId")),
+          parsedBody,
+        });
+      return await serveBatch(deps, principal, plan.messages, serve);
+    }
     if (parsedBody !== undefined) {
       const direct = await directToolCall(
         surfaces[principal.right],
@@ -72,6 +84,23 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
     );
   });
   return app;
+}
+
+/**
+ * Serves a batch whose first message took the request's token: the rest take up to as many more tokens of the
+ * account's MCP bucket; `serve` answers the messages covered, and each request beyond answers rate_limited.
+ */
+async function serveBatch(
+  deps: AppDeps,
+  principal: Principal,
+  messages: unknown[],
+  serve: (served: unknown[]) => Promise<Response>,
+): Promise<Response> {
+  const more = deps.config.rateLimit
+    ? await deps.buckets.takeUpTo("mcp", accountCaller(principal.userId), RATE_RULES.mcp, messages.length - 1)
+    : messages.length - 1;
+  const { served, refusals } = splitBatch(messages, 1 + more);
+  return await withRefusals(await serve(served), refusals);
 }
 
 /**

@@ -22,8 +22,9 @@ import {
 } from "../inquiries/enquirer_mail.ts";
 import { STOP_PATH } from "../inquiries/enquiry_address.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { langOfRequest, type PageCtx, readForm } from "./common.ts";
-import { csrfOk, csrfToken, originOk } from "./csrf.ts";
+import { langOfRequest, type PageCtx } from "./common.ts";
+import { csrfToken, originOk } from "./csrf.ts";
+import { signedInForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 import { sessionOf } from "./auth_calls.ts";
@@ -143,12 +144,9 @@ async function settingsPage(ctx: PageCtx, c: C, state: { saved?: boolean; error?
 }
 
 async function saveSettings(ctx: PageCtx, c: C) {
-  const person = await sessionOf(ctx.auth, c);
-  if (!person) return c.redirect(LOGIN_PAGE, 303);
-  const form = await readForm(c);
-  if (!csrfOk(c, form._csrf, ctx.deps.config.baseUrl) || form.gesendet !== "1") {
-    return await settingsPage(ctx, c, { error: true });
-  }
-  await setEnquiryMailSetting(ctx.deps, person.userId, form.anfrage_mails === "an");
+  const form = await signedInForm(ctx, c);
+  if (form instanceof Response) return form;
+  if (form.f.gesendet !== "1") return await settingsPage(ctx, c, { error: true });
+  await setEnquiryMailSetting(ctx.deps, form.userId, form.f.anfrage_mails === "an");
   return c.redirect(`${MAIL_SETTINGS_PAGE}?gespeichert=1`, 303);
 }

@@ -418,14 +418,14 @@ const TEXTS = {
     "Numbers like 500,000, 500,000.50 or 2.5; a separator before exactly three digits separates thousands.",
   ],
   enquiryFieldName: [
-    "Name: Bitte geben Sie Ihren Namen an (höchstens 200 Zeichen).",
-    "Name: please give your name (at most 200 characters).",
+    "Name: Bitte geben Sie Ihren Namen in einer Zeile an (höchstens 200 Zeichen).",
+    "Name: please give your name on one line (at most 200 characters).",
   ],
   enquiryFieldEmail: [
     "E-Mail-Adresse: Bitte geben Sie eine gültige E-Mail-Adresse an, z. B. name@beispiel.de.",
     "E-mail address: please give a valid e-mail address, e.g. name@example.org.",
   ],
-  enquiryFieldPhone: ["Telefon: höchstens 50 Zeichen.", "Phone: at most 50 characters."],
+  enquiryFieldPhone: ["Telefon: eine Zeile, bis 50 Zeichen.", "Phone: one line, up to 50 characters."],
   enquiryFieldMessage: [
     "Ihre Nachricht: Bitte schreiben Sie eine Nachricht mit 1 bis 10.000 Zeichen.",
     "Your message: please write a message of 1 to 10,000 characters.",

@@ -12,7 +12,6 @@ import {
 import { getPublicListing, searchListings } from "../catalogue/search.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
-import { publicCors } from "./middleware.ts";
 import { rateLimit } from "./rate_limit.ts";
 import { errorResponses, strictQuery, validationHook } from "./openapi_common.ts";
 
@@ -102,12 +101,12 @@ const getRoute = createRoute({
 export const CATALOGUE_PREFIX = "/api/public/properties";
 
 /**
- * The catalogue sub-app, mounted at {@linkcode CATALOGUE_PREFIX}: open to every origin (CORS), both reads in one
- * token bucket (2/s, burst 10; other methods are 405 and count in the write bucket).
+ * The catalogue sub-app, mounted at {@linkcode CATALOGUE_PREFIX} (open to every origin: `app.ts` answers CORS for
+ * all of `/api/public`): both reads in one token bucket (2/s, burst 10; other methods are 405 and count in the
+ * write bucket).
  */
 export function catalogueRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", publicCors());
   app.on(["GET", "HEAD"], "*", rateLimit(deps, "catalogue"));
   app.use(searchRoute.path, strictQuery(Object.keys(querySchema.shape)));
   app.openapi(searchRoute, async (c) => {

@@ -27,9 +27,9 @@ export function requestId(): MiddlewareHandler<AppEnv> {
 /**
  * Refuses bodies over {@linkcode MAX_BODY_BYTES} with 413 `payload_too_large` on every route and method: by the
  * declared Content-Length, and for bodies without one by reading at most one byte past the limit. A body that
- * fits is buffered so later handlers read it as usual. A GET or HEAD that announces a body of unknown length
- * (Transfer-Encoding) is refused outright: Deno.serve never hands such a body to the handler, so its size cannot
- * be known.
+ * fits is buffered so later handlers read it as usual. Deno.serve never hands the body of a GET or HEAD to the
+ * handler (RFC 9110 §9.3.1: it has no meaning), so a chunked one is neither read nor counted: the request is
+ * served as without a body.
  */
 export function bodyLimit(max = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -42,8 +42,6 @@ export function bodyLimit(max = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
       const bytes = await readAtMost(raw.body, max);
       if (!bytes) throw new AppError("payload_too_large");
       c.req.raw = new Request(raw, { body: bytes });
-    } else if (declared === null && raw.headers.has("transfer-encoding")) {
-      throw new AppError("payload_too_large");
     }
     await next();
   };

@@ -9,9 +9,16 @@
 import { Hono } from "hono";
 import { type Auth, AUTH_BASE_PATH, VERIFIED_CALLBACK, withOwnAdapter } from "../auth/better_auth.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/metadata.ts";
-import { afterRevocation, afterTokenRequest, oauthParams, revocationRequest } from "../auth/revocation.ts";
+import {
+  afterRevocation,
+  afterTokenRequest,
+  malformedRevocation,
+  oauthParams,
+  revocationRequest,
+} from "../auth/revocation.ts";
 import { oauthErrorResponse } from "../pages/oauth_error_page.tsx";
 import { clientAddress } from "./client_address.ts";
+import { mediaTypeIs } from "./media_type.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
 import { writeLimit } from "./rate_limit.ts";
@@ -83,6 +90,13 @@ export function authServerRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
   });
   app.post("/oauth2/revoke", async (c) => {
     const params = await oauthParams(c.req.raw);
+    const form = mediaTypeIs(c.req.header("content-type"), "application/x-www-form-urlencoded");
+    const malformed = form ? malformedRevocation(c.req.raw, params) : undefined;
+    if (malformed) {
+      return c.json({ error: "invalid_request", error_description: malformed }, 400, {
+        "cache-control": "no-store",
+      });
+    }
     const res = await send(revocationRequest(c.req.raw, params), c);
     return await afterRevocation(deps, params, c.req.raw.headers, res);
   });

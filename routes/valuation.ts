@@ -6,7 +6,6 @@ import { baselineResultSchema, locationBaseline } from "../valuation/baseline.ts
 import { baselineInputSchema } from "../valuation/input.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
-import { publicCors } from "./middleware.ts";
 import { rateLimit } from "./rate_limit.ts";
 import { isJsonMediaType } from "./media_type.ts";
 import { errorResponses, parseJsonBody, validationHook } from "./openapi_common.ts";
@@ -71,10 +70,9 @@ function jsonBody(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The valuation sub-app, mounted at {@linkcode VALUATION_PREFIX}: open to every origin (CORS). */
+/** The valuation sub-app, mounted at {@linkcode VALUATION_PREFIX} (open to every origin: see `app.ts`). */
 export function valuationRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use("*", publicCors());
   // Its own token bucket only (3/s, burst 15), not the write bucket.
   app.post(route.path, rateLimit(deps, "valuation"), jsonBody());
   app.openapi(route, async (c) => {

@@ -25,6 +25,7 @@ import {
   setLastRun,
 } from "../db/saved_searches.ts";
 import { AppError } from "../errors.ts";
+import { hasControlCharacter } from "../text.ts";
 import { recordEvent, withEvents } from "../events/outbox.ts";
 import { type AppDeps, nowOf } from "../deps.ts";
 
@@ -42,7 +43,7 @@ export const RUN_OVERLAP_MS = 10 * 60_000;
 
 /** The optional name of a saved search: trimmed, at most 200 characters, no control characters. */
 export const savedSearchNameSchema = z.string().trim().max(SAVED_SEARCH_NAME_MAX)
-  .refine((s) => !/[\p{Cc}]/u.test(s), "must not contain control characters");
+  .refine((s) => !hasControlCharacter(s), "must not contain control characters");
 
 /** A saved search as its owner sees it; timestamps are ISO 8601 strings. */
 export const savedSearchSchema = z.object({

@@ -7,6 +7,7 @@ import type { Db } from "../db/connection.ts";
 import { findOffice } from "../db/offices.ts";
 import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
 import { AppError } from "../errors.ts";
+import { hasControlCharacter } from "../text.ts";
 import { PAGE_ID } from "./payload.ts";
 
 /** What to connect; values as typed by an operator. */
@@ -41,7 +42,7 @@ export function parsePageId(pageId: string): string {
 function parseName(name: string | undefined): string | null {
   if (name === undefined) return null;
   const n = name.trim();
-  if (n.length < 1 || n.length > 200 || /[\p{Cc}]/u.test(n)) {
+  if (n.length < 1 || n.length > 200 || hasControlCharacter(n)) {
     throw new AppError("invalid_request", "--name must be 1 to 200 characters without control characters");
   }
   return n;

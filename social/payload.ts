@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { AppError } from "../errors.ts";
 import type { SocialArt, SocialNetz } from "../db/social.ts";
-import { truncate } from "../text.ts";
+import { hasControlCharacter, truncate } from "../text.ts";
 
 /** Longest text stored; longer texts are cut (the network already delivered them, refusing would only retry). */
 export const TEXT_MAX = 20_000;
@@ -34,7 +34,7 @@ export interface ReadPayload {
 
 /** The shape of a page id (also checked by `social_pages`). */
 export const PAGE_ID = /^[0-9A-Za-z_.-]{1,100}$/;
-const extId = z.string().min(1).max(300).refine((s) => !/\p{Cc}/u.test(s));
+const extId = z.string().min(1).max(300).refine((s) => !hasControlCharacter(s));
 const envelope = z.object({ object: z.string(), entry: z.array(z.unknown()).max(1000) });
 const entrySchema = z.object({
   id: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(PAGE_ID)),

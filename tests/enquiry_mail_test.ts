@@ -313,7 +313,8 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ _csrf: "falsch", gesendet: "1" }),
       });
-      assert.equal(forged.status, 400, "no CSRF token, nothing changed");
+      assert.equal(forged.status, 403, "a wrong CSRF token is 403 like on every other form; nothing changed");
+      assert.match(forged.html, /Formular ist abgelaufen|form has expired/);
       assert.match((await jar.send("/konto/benachrichtigungen")).html, /value="an" checked/);
       const off = await jar.post("/konto/benachrichtigungen", { gesendet: "1" }, settings.html);
       assert.equal(off.status, 303);

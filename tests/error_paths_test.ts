@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { HTTPException } from "hono/http-exception";
+import { OPENAPI_PATH } from "../app.ts";
 import { MAX_BODY_BYTES } from "../routes/middleware.ts";
 import { BASELINE_PATH } from "../routes/valuation.ts";
 import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
@@ -202,24 +203,72 @@ Deno.test({
       const big = MAX_BODY_BYTES + 1;
       for (
         const [method, path] of [
-          ["GET", "/api/public/properties"],
-          ["GET", "/healthz"],
-          ["GET", "/nirgends"],
-          ["HEAD", "/api/public/properties"],
-          ["HEAD", "/nirgends"],
           ["DELETE", "/api/public/properties"],
           ["DELETE", "/nirgends"],
           ["POST", BASELINE_PATH],
-          ["OPTIONS", "/api/public/properties"],
+          ["POST", "/api/public/properties"],
         ]
       ) {
         assert.equal(await chunked(port, method!, path!, big), 413, `${method} ${path}`);
       }
-      // A GET or HEAD body is never handed to the app, so its size cannot be known: refused whatever its size.
-      assert.equal(await chunked(port, "GET", "/healthz", 10), 413);
       assert.equal(await chunked(port, "DELETE", "/nirgends", MAX_BODY_BYTES), 404);
       assert.equal(await chunked(port, "DELETE", "/api/public/properties", 10), 405);
     }),
+});
+
+Deno.test({
+  name:
+    "over a real socket: a GET or HEAD with Transfer-Encoding is served as without a body, whatever it sends",
+  fn: () =>
+    served(async (port) => {
+      // Deno.serve never hands the body of a GET or HEAD to the app (RFC 9110 §9.3.1: it has no meaning), so it
+      // is neither read nor counted, and nothing exceeds 512 KB.
+      for (const size of [0, 10, MAX_BODY_BYTES + 1]) {
+        assert.equal(await chunked(port, "GET", "/healthz", size), 200, `GET /healthz, ${size} bytes`);
+        assert.equal(await chunked(port, "GET", "/api/public/properties", size), 200, `${size} bytes`);
+        assert.equal(await chunked(port, "HEAD", "/api/public/properties", size), 200, `HEAD, ${size} bytes`);
+        assert.equal(await chunked(port, "GET", "/nirgends", size), 404, `GET /nirgends, ${size} bytes`);
+      }
+    }),
+});
+
+Deno.test("413 under /api/public carries Access-Control-Allow-Origin, so a browser app can read the error", async () => {
+  const origin = { origin: "https://app.example" };
+  const big = new Uint8Array(MAX_BODY_BYTES + 1);
+  for (
+    const [path, init] of [
+      [BASELINE_PATH, {
+        method: "POST",
+        headers: { ...origin, "content-type": "application/json" },
+        body: big,
+      }],
+      [BASELINE_PATH, {
+        method: "POST",
+        headers: { ...origin, "content-length": String(MAX_BODY_BYTES + 1) },
+      }],
+      ["/api/public/properties", { method: "POST", headers: origin, body: big }],
+      [OPENAPI_PATH, { method: "POST", headers: origin, body: big }],
+    ] as Array<[string, RequestInit]>
+  ) {
+    const res = await request(t.app, path, init);
+    assert.equal(res.status, 413, path);
+    assert.deepEqual(await res.json(), { error: "payload_too_large" });
+    assert.equal(res.headers.get("access-control-allow-origin"), "*", path);
+  }
+  const preflight = await request(t.app, BASELINE_PATH, {
+    method: "OPTIONS",
+    headers: { ...origin, "access-control-request-method": "POST" },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
+  const elsewhere = await request(t.app, "/api/inbound/email", {
+    method: "POST",
+    headers: origin,
+    body: big,
+  });
+  assert.equal(elsewhere.status, 413);
+  assert.equal(elsewhere.headers.get("access-control-allow-origin"), null, "no CORS outside /api/public");
+  await elsewhere.body?.cancel();
 });
 
 Deno.test({

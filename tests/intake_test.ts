@@ -610,9 +610,10 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
               int_id: "int-1",
               anrede: "Frau",
               vorname: "Anna",
-              nachname: "Größe &amp; Co",
+              // Line breaks, tabs and C1 controls of a portal's layout become spaces in one-line fields.
+              nachname: "Größe\u0085&amp;\tCo",
               email: "Anna@Example.NET",
-              tel: "0171 1234567",
+              tel: "0171\r\n    1234567",
               anfrage: "Ist die Wohnung noch frei?\nIch hätte gern einen Termin.",
             }),
             interessent({

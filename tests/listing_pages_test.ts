@@ -395,6 +395,26 @@ Deno.test("listing pages", async (t) => {
       ]);
     });
 
+    await t.step(
+      "enquiry: a name or phone with a line break is refused, naming the field; nothing written",
+      async () => {
+        const before = await count("inquiries");
+        for (const [field, value] of [["name", "Max\r\nMuster"], ["phone", "030\n123456"]] as const) {
+          const page = await anon.get(`/objekte/${mainId}`);
+          const res = await anon.post(`/objekte/${mainId}/anfrage`, {
+            name: "Max Muster",
+            email: "zeilen@example.org",
+            phone: "",
+            message: "Ist die Wohnung noch frei?",
+            [field]: value,
+          }, { from: page.html, origin: "http://localhost:8000" });
+          assert.equal(res.status, 400, field);
+          assert.match(res.html, new RegExp(`id="${field}"[^>]*aria-invalid="true"`), field);
+        }
+        assert.equal(await count("inquiries"), before);
+      },
+    );
+
     await t.step("enquiry: missing or wrong CSRF token, foreign Origin → 403, nothing written", async () => {
       const page = await anon.get(`/objekte/${mainId}`);
       const token = hiddenFields(page.html, `/objekte/${mainId}/anfrage#anfrage`)._csrf!;

@@ -325,6 +325,14 @@ Deno.test("provider stock tools in every client kind", async (t) => {
             { contact: { contact_email: "keine-adresse" } },
             { contact: { contact_phone: "1".repeat(51) } },
             { unknown_field: 1 },
+            // Single-line fields refuse control characters: line breaks, tabs, C1.
+            { title: "Zeile eins\r\nZeile zwei" },
+            { title: "Zeile eins\nZeile zwei" },
+            { title: "Tab\tTitel" },
+            { reference: "R\n1" },
+            { contact: { contact_name: "Frau\nMuster" } },
+            { contact: { provider_name: "Makler\u0085GmbH" } },
+            { contact: { contact_phone: "030\r\n123" } },
           ];
           for (const args of bad) {
             const label = JSON.stringify(args).slice(0, 60);

@@ -152,6 +152,59 @@ Deno.test("OAuth revocation: rotated and revoked credentials stop working", asyn
     );
 
     await t.step(
+      "6b RFC 7009 §2.2: a token already revoked, rotated away or unknown answers 200; a bad request stays 400",
+      async () => {
+        const clientId = await register(w.origin);
+        const first = await tokensFor(w, clientId, w.seeker.email);
+        const rotated = await refresh(w, clientId, first.refresh_token);
+        assert.equal(rotated.status, 200);
+        assert.equal((await refresh(w, clientId, first.refresh_token)).status, 400, "reuse ends the grant");
+        for (const token of [first.refresh_token, rotated.body.refresh_token]) {
+          assert.equal(await revoke(w, { token, client_id: clientId }), 200, "revoked by reuse detection");
+          const hinted = { token, token_type_hint: "refresh_token", client_id: clientId };
+          assert.equal(await revoke(w, hinted), 200, "with the hint too");
+        }
+        assert.equal(await revoke(w, { token: rotated.body.access_token, client_id: clientId }), 200);
+        assert.equal(await revoke(w, { token: "kein-token", client_id: clientId }), 200, "an unknown token");
+
+        const live = await tokensFor(w, clientId, w.seeker.email);
+        assert.equal(await revoke(w, { token: live.refresh_token, client_id: clientId }), 200);
+        assert.equal(await revoke(w, { token: live.refresh_token, client_id: clientId }), 200, "twice");
+
+        const other = await tokensFor(w, clientId, w.seeker.email);
+        const raw = async (body: string, headers: Record<string, string> = {}) => {
+          const res = await fetch(`${w.origin}/api/auth/oauth2/revoke`, {
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+            body,
+          });
+          return { status: res.status, body: await res.json().catch(() => null) };
+        };
+        const token = encodeURIComponent(other.refresh_token);
+        for (
+          const [body, headers] of [
+            [`client_id=${clientId}`, {}],
+            [`token=&client_id=${clientId}`, {}],
+            [`token=${token}&client_id=${clientId}&client_id=${clientId}`, {}],
+            [`token=${token}&token=${token}&client_id=${clientId}`, {}],
+            [`token=${token}&client_id=${clientId}`, { authorization: "(kein Schema)" }],
+          ] as Array<[string, Record<string, string>]>
+        ) {
+          const got = await raw(body, headers);
+          assert.equal(got.status, 400, body);
+          assert.equal(got.body?.error, "invalid_request", body);
+        }
+        const unknownClient = await raw(`token=${token}&client_id=unbekannt`);
+        assert.equal(unknownClient.body?.error, "invalid_client");
+        assert.equal(
+          (await refresh(w, clientId, other.refresh_token)).status,
+          200,
+          "the bad requests revoked nothing",
+        );
+      },
+    );
+
+    await t.step(
       "7 Trennen on /konto/apps refuses the next request; connecting again at once works",
       async () => {
         const clientId = await register(w.origin);

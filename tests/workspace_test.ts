@@ -417,6 +417,9 @@ Deno.test("workspace forms: a bad field is marked and named, and nothing is writ
   assert.match(res.html, /id="postal_code"[^>]*aria-invalid="true"/);
   assert.match(res.html, /id="asked_price"[^>]*aria-invalid="true"/);
   assert.match(res.html, /href="#postal_code">PLZ</);
+  const lines = await janeA.post("/anbieter/objekte/neu", { title: "Zeile eins\r\nZeile zwei" });
+  assert.equal(lines.status, 400, "a title is one line");
+  assert.match(lines.html, /id="title"[^>]*aria-invalid="true"/);
   const slot = await janeA.post("/anbieter/termine/neu", {
     objekt: listingA!,
     date: "2020-01-01",
