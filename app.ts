@@ -24,7 +24,8 @@ import {
 import { validationHook } from "./routes/openapi_common.ts";
 import { writeLimit } from "./routes/rate_limit.ts";
 import { VALUATION_PREFIX, valuationRoutes } from "./routes/valuation.ts";
-import { AUTH_BASE_PATH, createAuth } from "./auth/better_auth.ts";
+import { AUTH_BASE_PATH } from "./auth/auth_settings.ts";
+import { lazyAuth } from "./auth/auth_handle.ts";
 import { createAuthRuntime } from "./auth/runtime.ts";
 import { authServerRoutes, discoveryRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
@@ -71,7 +72,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route(SOCIAL_WEBHOOK_PATH, socialRoutes(deps));
   app.route(INTAKE_PREFIX, intakeRoutes(deps));
   app.route(PHOTO_PATH, photoRoutes(deps));
-  const auth = deps.auth ?? createAuth(deps);
+  const auth = deps.auth ?? lazyAuth(deps);
   app.route("/.well-known", discoveryRoutes(deps, auth));
   app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));
   app.route("/", pageRoutes(deps, auth));

@@ -6,6 +6,19 @@
  */
 import { createHash, createHmac, hkdfSync, timingSafeEqual as equalBytes } from "node:crypto";
 
+// The Base64 and hex methods of Uint8Array (ES2026) run on every Deno the service supports, but the type
+// libraries of Deno 2.5 (the version Deno Deploy documents) lack them: declared here for type checking there.
+declare global {
+  interface Uint8Array<TArrayBuffer extends ArrayBufferLike = ArrayBufferLike> {
+    toBase64(): string;
+    toHex(): string;
+  }
+  interface Uint8ArrayConstructor {
+    fromBase64(text: string): Uint8Array<ArrayBuffer>;
+    fromHex(text: string): Uint8Array<ArrayBuffer>;
+  }
+}
+
 /** Bytes as Web Crypto takes them. */
 export type Bytes = Uint8Array<ArrayBuffer>;
 

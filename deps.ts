@@ -11,7 +11,7 @@ import type { Db } from "./db/connection.ts";
 import type { EventOrigin } from "./db/outbox.ts";
 import type { Database } from "./db/schema.ts";
 import type { TokenBuckets } from "./db/token_bucket.ts";
-import type { Auth } from "./auth/better_auth.ts";
+import type { AuthHandle } from "./auth/auth_handle.ts";
 import type { AuthRuntime } from "./auth/runtime.ts";
 import type { EventRuntime } from "./events/runtime.ts";
 import type { JobEngine } from "./jobs/engine.ts";
@@ -23,8 +23,8 @@ export interface AppDeps {
   kv: Deno.Kv;
   buckets: TokenBuckets;
   log: Logger;
-  /** The better-auth instance; built by `createApp` when absent (tests pass theirs to create accounts). */
-  auth?: Auth;
+  /** The better-auth instance, made on first use; `createApp` makes the handle when absent (tests pass theirs). */
+  auth?: AuthHandle;
   /** The per-app state of authentication (token verifier, key lookups); created by `createApp` when absent. */
   authRuntime?: AuthRuntime;
   /** The clock of domain rules (limits, reminders, saved-search runs) in ms since the epoch; tests move it. */

@@ -16,7 +16,7 @@ import { TokenBuckets } from "./db/token_bucket.ts";
 import { kvPseudonyms } from "./db/kv_keys.ts";
 import { createLogger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
-import { createAuth } from "./auth/better_auth.ts";
+import { lazyAuth } from "./auth/auth_handle.ts";
 import { createAuthRuntime } from "./auth/runtime.ts";
 import type { AppDeps } from "./deps.ts";
 import { agentReactions } from "./agent/hooks.ts";
@@ -73,8 +73,7 @@ async function main(): Promise<void> {
     Deno.exit(2);
   }
   const kv = await openKv(config.kvPath);
-  const auth = createAuth({ config, db, log });
-  await auth.$context; // plugin initialisation (seeds the MCP resource row) fails here, not on a first request
+  const auth = lazyAuth({ config, db, log });
   const deps: AppDeps = {
     config,
     db,
@@ -86,8 +85,6 @@ async function main(): Promise<void> {
     reactions: agentReactions,
   };
   const app = createApp(deps);
-  const background = await startBackground(deps);
-  onCronTick(() => background.tick());
   const server = Deno.serve({
     port: config.port,
     onListen: ({ hostname, port }) =>
@@ -97,6 +94,14 @@ async function main(): Promise<void> {
         database: db.kind,
       }),
   }, (req, info) => app.fetch(req, info));
+  // After the server: a start woken by a request answers it first (Deno Deploy starts instances on demand).
+  const background = await startBackground(deps);
+  onCronTick(() => background.tick());
+  // better-auth is made on first use; a moment after the start it is made anyway, so its set-up (and a failure of
+  // it) does not wait for the first sign-in.
+  setTimeout(() => {
+    auth.get().catch((err) => log.log("error", "better-auth could not be set up", { error: err.message }));
+  }, AUTH_WARM_UP_MS);
   let stopping = false;
   const stop = async (signal: Deno.Signal) => {
     if (stopping) return; // systemd and Ctrl-C signal the whole process group: a second signal changes nothing
@@ -118,6 +123,8 @@ async function main(): Promise<void> {
   Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
 }
 
+/** When better-auth is made at the latest after the start. */
+const AUTH_WARM_UP_MS = 1_000;
 /** Longest wait for HTTP requests in flight when stopping. */
 const SHUTDOWN_WAIT_MS = 1_000;
 /** A stop that takes longer than this exits anyway (Deno Deploy allows about 5 s after its SIGINT). */

@@ -7,13 +7,8 @@
  */
 import type { TokenBuckets } from "../db/token_bucket.ts";
 import { accountMailAllowed } from "./account_mail.ts";
-import {
-  type Auth,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  VERIFIED_CALLBACK,
-  withOwnAdapter,
-} from "./better_auth.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, VERIFIED_CALLBACK } from "./auth_settings.ts";
+import type { AuthHandle } from "./auth_handle.ts";
 import { truncate } from "../text.ts";
 
 /** What asking for an account mail did: asked better-auth to send it (if the account calls for one), or refused. */
@@ -21,7 +16,7 @@ export type MailRequest = "requested" | "limited";
 
 /** What the recovery functions need: better-auth and the token buckets. */
 export interface RecoveryDeps {
-  auth: Auth;
+  auth: AuthHandle;
   buckets: TokenBuckets;
 }
 
@@ -49,18 +44,17 @@ export function passwordAcceptable(password: string): boolean {
  */
 export async function requestVerificationMail(deps: RecoveryDeps, email: string): Promise<MailRequest> {
   if (!await accountMailAllowed(deps.buckets, "verify", email)) return "limited";
-  await withOwnAdapter(
-    deps.auth,
-    () => deps.auth.api.sendVerificationEmail({ body: { email, callbackURL: VERIFIED_CALLBACK } }),
-  ).catch(() => undefined); // an address better-auth does not accept gets no mail and the same answer
+  await deps.auth.run((auth) =>
+    auth.api.sendVerificationEmail({ body: { email, callbackURL: VERIFIED_CALLBACK } })
+  )
+    .catch(() => undefined); // an address better-auth does not accept gets no mail and the same answer
   return "requested";
 }
 
 /** Sends a password-reset link to `email` when it belongs to an account, within the per-address limit. */
 export async function requestPasswordReset(deps: RecoveryDeps, email: string): Promise<MailRequest> {
   if (!await accountMailAllowed(deps.buckets, "reset", email)) return "limited";
-  await withOwnAdapter(deps.auth, () => deps.auth.api.requestPasswordReset({ body: { email } }))
-    .catch(() => undefined);
+  await deps.auth.run((auth) => auth.api.requestPasswordReset({ body: { email } })).catch(() => undefined);
   return "requested";
 }
 
@@ -70,12 +64,10 @@ function tokenShaped(token: string): boolean {
 }
 
 /** Whether `token` is a reset token that has been neither used nor expired (reading it does not use it). */
-export async function resetTokenUsable(auth: Auth, token: string): Promise<boolean> {
+export async function resetTokenUsable(auth: AuthHandle, token: string): Promise<boolean> {
   if (!tokenShaped(token)) return false;
-  const ctx = await auth.$context;
-  const v = await withOwnAdapter(
-    auth,
-    () => ctx.internalAdapter.findVerificationValue(`reset-password:${token}`),
+  const v = await auth.run(async (a) =>
+    (await a.$context).internalAdapter.findVerificationValue(`reset-password:${token}`)
   );
   return !!v && new Date(v.expiresAt).getTime() > Date.now();
 }
@@ -85,14 +77,14 @@ export async function resetTokenUsable(auth: Auth, token: string): Promise<boole
  * `weak_password` (token kept) or `invalid_token` (unknown, used or expired).
  */
 export async function resetPassword(
-  auth: Auth,
+  auth: AuthHandle,
   token: string,
   password: string,
 ): Promise<"done" | "weak_password" | "invalid_token"> {
   if (!passwordAcceptable(password)) return "weak_password";
   if (!tokenShaped(token)) return "invalid_token";
   try {
-    await withOwnAdapter(auth, () => auth.api.resetPassword({ body: { newPassword: password, token } }));
+    await auth.run((a) => a.api.resetPassword({ body: { newPassword: password, token } }));
     return "done";
   } catch {
     return "invalid_token";

@@ -4,7 +4,7 @@
  * do not hold for this service.
  */
 import type { Config } from "../config.ts";
-import { issuer, mcpResource, SCOPES } from "./better_auth.ts";
+import { issuer, mcpResource, SCOPES } from "./auth_settings.ts";
 
 /**
  * RFC 9728 metadata of `/mcp`. better-auth's lists the scopes without `offline_access` (it counts it as an

@@ -12,11 +12,11 @@
  * byte is another token), until the token expires, and only while the key that signed it is still in the JWKS.
  * The SQL check above runs on every request, cached token or not.
  */
-import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTPayload, jwtVerify } from "jose";
+import type { createLocalJWKSet, JSONWebKeySet, JWK, JWTPayload } from "jose";
 import type { Config } from "../config.ts";
 import type { Db } from "../db/connection.ts";
 import { connectionCheck, publicJwks, touchConnection } from "../db/oauth.ts";
-import { ISSUED_US_CLAIM, issuer, mcpResource } from "./better_auth.ts";
+import { ISSUED_US_CLAIM, issuer, mcpResource } from "./auth_settings.ts";
 import { type Principal, rightOfRole } from "./principal.ts";
 
 /** The outcome of checking a bearer token: a principal, or why it was refused. */
@@ -78,6 +78,8 @@ export class AccessTokenVerifier {
   async #verify(token: string): Promise<JWTPayload | undefined> {
     if (token.length > 8192 || token.split(".").length !== 3) return undefined;
     const kid = kidOf(token);
+    // jose is loaded by the first token, not at start (docs/architecture.md §11.17).
+    const { jwtVerify } = await import("jose");
     try {
       const { payload } = await jwtVerify(token, (await this.#signingKeys(kid)).set, {
         issuer: issuer(this.config),
@@ -132,7 +134,7 @@ export class AccessTokenVerifier {
       kid: r.id,
       ...(r.alg ? { alg: r.alg } : {}),
     }));
-    const set = createLocalJWKSet({ keys } as JSONWebKeySet);
+    const set = (await import("jose")).createLocalJWKSet({ keys } as JSONWebKeySet);
     return this.#keys = { at: now, set, kids: new Set(rows.map((r) => r.id)) };
   }
 }

@@ -15,10 +15,10 @@
  * the triggers of migration 0018.
  */
 import { sha256HexSync } from "../crypto.ts";
-import { decodeJwt } from "jose";
+import type { decodeJwt as DecodeJwt } from "jose";
 import { endGrantsOfCode, recordCodeExchange, revokeAccessTokenId } from "../db/oauth.ts";
 import type { AppDeps } from "../deps.ts";
-import { ACCESS_TOKEN_SECONDS } from "./better_auth.ts";
+import { ACCESS_TOKEN_SECONDS } from "./auth_settings.ts";
 import { authRuntimeOf } from "./runtime.ts";
 
 type Deps = Pick<AppDeps, "db" | "config" | "log" | "authRuntime">;
@@ -65,6 +65,7 @@ export async function afterTokenRequest(
 
 async function recordExchange(deps: Deps, code: string, res: Response): Promise<void> {
   const body = await res.json().catch(() => ({}));
+  const decodeJwt = await jwtDecoder();
   let claims;
   try {
     claims = decodeJwt(String(body.access_token));
@@ -150,7 +151,7 @@ export async function afterRevocation(
   if (body.error === "invalid_request") return await revoked(res);
   if (body.error !== "unsupported_token_type") return res;
   const claims = await authRuntimeOf(deps).tokens.claims(params.get("token") ?? "");
-  const caller = callingClient(params, headers);
+  const caller = callingClient(params, headers, await jwtDecoder());
   if (claims && caller && claims.client_id === caller && typeof claims.jti === "string") {
     await revokeAccessTokenId(deps.db, claims.jti, new Date(((claims.exp ?? 0) + 60) * 1000));
   }
@@ -167,7 +168,11 @@ async function revoked(res: Response): Promise<Response> {
  * The client that called (better-auth has authenticated it): `client_id`, else the user of HTTP Basic
  * authentication, else the subject of a `private_key_jwt` client assertion.
  */
-export function callingClient(params: URLSearchParams, headers: Headers): string | undefined {
+export function callingClient(
+  params: URLSearchParams,
+  headers: Headers,
+  decodeJwt: typeof DecodeJwt,
+): string | undefined {
   const id = params.get("client_id");
   if (id) return id;
   const basic = /^Basic\s+(\S+)$/i.exec(headers.get("authorization") ?? "");
@@ -184,4 +189,9 @@ export function callingClient(params: URLSearchParams, headers: Headers): string
   } catch {
     return undefined;
   }
+}
+
+/** jose's `decodeJwt`, loaded by the first OAuth call that needs it, not at start (docs/architecture.md §11.17). */
+async function jwtDecoder(): Promise<typeof DecodeJwt> {
+  return (await import("jose")).decodeJwt;
 }

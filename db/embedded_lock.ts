@@ -24,6 +24,22 @@ export function lockPath(folder: string): string {
   return `${folder}.lock`;
 }
 
+/**
+ * Takes an exclusive lock of `file` if nobody holds one. `FsFile.tryLock` is newer than the Deno that Deno Deploy
+ * documents (2.5), where the embedded database is refused anyway (`config.ts`): the type is declared here so the
+ * service type-checks there, and a Deno without it gets a clear error instead of a hang.
+ */
+async function tryLock(file: Deno.FsFile): Promise<boolean> {
+  const f = file as Deno.FsFile & { tryLock?: (exclusive: boolean) => Promise<boolean> };
+  if (typeof f.tryLock !== "function") {
+    file.close();
+    throw new Error(
+      `the embedded database needs Deno 2.9 or newer (this is ${Deno.version.deno}); set DATABASE_URL`,
+    );
+  }
+  return await f.tryLock(true);
+}
+
 /** A lock this process holds; release it when the database is closed (exiting releases it too). */
 export class HeldLock {
   #file: Deno.FsFile;
@@ -37,7 +53,7 @@ export class HeldLock {
   /** Takes the lock of `folder` if nobody holds it, writing `who` into it; undefined when it is held. */
   static async take(folder: string, who: Pick<Holder, "role" | "name">): Promise<HeldLock | undefined> {
     const file = await Deno.open(lockPath(folder), { read: true, write: true, create: true });
-    if (!await file.tryLock(true)) {
+    if (!await tryLock(file)) {
       file.close();
       return undefined;
     }

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import { disconnectApp } from "../auth/connections.ts";
 import { connectionsOf } from "../db/oauth.ts";
 import { AppError } from "../errors.ts";

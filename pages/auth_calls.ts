@@ -3,11 +3,18 @@
  * request, so its cookies and client address are forwarded), and copies the cookies it sets to our answer.
  */
 import type { Context } from "hono";
-import { type Auth, AUTH_BASE_PATH, withOwnAdapter } from "../auth/better_auth.ts";
+import { AUTH_BASE_PATH } from "../auth/auth_settings.ts";
+import type { AuthHandle } from "../auth/auth_handle.ts";
 import { clientAddress } from "../routes/client_address.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { withClientIp } from "../routes/oauth.ts";
+
+/**
+ * The name part of better-auth's session cookie (`better-auth.session_token`, `__Secure-` prefixed under https;
+ * the prefix is better-auth's default, `authOptions` keeps it).
+ */
+const SESSION_COOKIE = "better-auth.session_token=";
 
 /** What a better-auth call answered: status, JSON body and the cookies it set. */
 export interface AuthAnswer {
@@ -20,7 +27,7 @@ export interface AuthAnswer {
 /** POSTs `body` as JSON to better-auth's `path` on behalf of the browser that sent `c`. */
 export async function callAuth(
   deps: AppDeps,
-  auth: Auth,
+  auth: AuthHandle,
   c: Context<AppEnv>,
   path: string,
   body: unknown,
@@ -39,10 +46,7 @@ export async function callAuth(
     headers,
     body: JSON.stringify(body),
   });
-  const res = await withOwnAdapter(
-    auth,
-    () => auth.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))),
-  );
+  const res = await auth.run((a) => a.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))));
   const text = await res.text();
   let parsed: unknown = null;
   try {
@@ -65,8 +69,13 @@ export interface SessionPerson {
 /** The lookup of each request's session, made once (the page middleware and the handler both ask). */
 const sessions = new WeakMap<Request, Promise<SessionPerson | undefined>>();
 
-/** The signed-in person of the browser request, or undefined; looked up once per request. */
-export function sessionOf(auth: Auth, c: Context<AppEnv>): Promise<SessionPerson | undefined> {
+/**
+ * The signed-in person of the browser request, or undefined; looked up once per request. A request without a
+ * session cookie has no session: it is answered without asking better-auth (so an anonymous page view never loads
+ * it).
+ */
+export function sessionOf(auth: AuthHandle, c: Context<AppEnv>): Promise<SessionPerson | undefined> {
+  if (!c.req.header("cookie")?.includes(SESSION_COOKIE)) return Promise.resolve(undefined);
   let found = sessions.get(c.req.raw);
   if (!found) {
     found = lookUpSession(auth, c.req.raw.headers);
@@ -75,8 +84,8 @@ export function sessionOf(auth: Auth, c: Context<AppEnv>): Promise<SessionPerson
   return found;
 }
 
-async function lookUpSession(auth: Auth, headers: Headers): Promise<SessionPerson | undefined> {
-  const s = await withOwnAdapter(auth, () => auth.api.getSession({ headers })).catch(() => null);
+async function lookUpSession(auth: AuthHandle, headers: Headers): Promise<SessionPerson | undefined> {
+  const s = await auth.run((a) => a.api.getSession({ headers })).catch(() => null);
   return s ? { userId: s.user.id, email: s.user.email, name: s.user.name } : undefined;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { accepts } from "hono/accepts";
-import type { Auth } from "../auth/better_auth.ts";
+import type { AuthHandle } from "../auth/auth_handle.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
@@ -19,7 +19,7 @@ type C = Context<AppEnv>;
 /** What every page handler needs: the app's dependencies, better-auth and whether cookies are `Secure`. */
 export interface PageCtx {
   deps: AppDeps;
-  auth: Auth;
+  auth: AuthHandle;
   secure: boolean;
 }
 

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { CONSENT_PAGE, grantableScopes, LOGIN_PAGE } from "../auth/better_auth.ts";
+import { CONSENT_PAGE, grantableScopes, LOGIN_PAGE } from "../auth/auth_settings.ts";
 import { personAccess } from "../db/accounts.ts";
 import { workspaceOffice } from "../auth/account_home.ts";
 import { clientById } from "../db/oauth.ts";

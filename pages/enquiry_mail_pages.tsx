@@ -13,7 +13,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import {
   enquiryMailSetting,
   setEnquiryMailSetting,

@@ -3,7 +3,7 @@
  * answer with when one fails.
  */
 import type { Context } from "hono";
-import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/better_auth.ts";
+import { LOGIN_PAGE, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/auth_settings.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, type PageCtx, readForm } from "./common.ts";

@@ -5,7 +5,7 @@
 import { isUuid } from "../ids.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import { PAGE_MAX, PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { AppError } from "../errors.ts";
 import {

@@ -1,7 +1,7 @@
 /** The API-key pages (`/konto/schluessel`): a person's keys, creating one (shown once) and revoking one. */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api_keys.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";

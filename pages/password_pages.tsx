@@ -17,7 +17,7 @@ import {
   resetPassword,
   resetTokenUsable,
 } from "../auth/account_recovery.ts";
-import { LOGIN_PAGE, PASSWORD_MAX_LENGTH } from "../auth/better_auth.ts";
+import { LOGIN_PAGE, PASSWORD_MAX_LENGTH } from "../auth/auth_settings.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";

@@ -6,8 +6,8 @@
  */
 import { ACCOUNT_PAGE, WORKSPACE_PAGE } from "../auth/account_home.ts";
 import { Hono } from "hono";
-import type { Auth } from "../auth/better_auth.ts";
-import { CONSENT_PAGE } from "../auth/better_auth.ts";
+import type { AuthHandle } from "../auth/auth_handle.ts";
+import { CONSENT_PAGE } from "../auth/auth_settings.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { APPS_PAGE, appsPageRoutes } from "./apps_pages.tsx";
@@ -29,7 +29,7 @@ import { workspacePageRoutes } from "./workspace_pages.tsx";
  * copy after them serves the listing and enquiry pages (and unknown paths) and, being `*`, would still serve
  * every page if moved before them.
  */
-export function pageRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+export function pageRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const ctx: PageCtx = { deps, auth, secure: deps.config.baseUrl.startsWith("https:") };
   app.route("/", signInPageRoutes(ctx));

@@ -16,7 +16,7 @@ import {
   plausibleAddress,
   requestVerificationMail,
 } from "../auth/account_recovery.ts";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";

@@ -7,7 +7,7 @@
 import { PAGE_MAX } from "../catalogue/listing.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
-import { LOGIN_PAGE } from "../auth/better_auth.ts";
+import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import type { Principal } from "../auth/principal.ts";
 import { personAccess } from "../db/accounts.ts";
 import { WORKSPACE_PAGE, workspaceOffice } from "../auth/account_home.ts";

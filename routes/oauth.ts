@@ -7,7 +7,8 @@
  * (`auth/revocation.ts`), the metadata says what we serve (`auth/metadata.ts`), and its error page is ours.
  */
 import { Hono } from "hono";
-import { type Auth, AUTH_BASE_PATH, VERIFIED_CALLBACK, withOwnAdapter } from "../auth/better_auth.ts";
+import { AUTH_BASE_PATH, VERIFIED_CALLBACK } from "../auth/auth_settings.ts";
+import type { AuthHandle } from "../auth/auth_handle.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/metadata.ts";
 import {
   afterRevocation,
@@ -40,13 +41,13 @@ const METADATA_CACHE = "public, max-age=15, stale-while-revalidate=15, stale-if-
 type Ctx = { req: { raw: Request } } & Parameters<typeof clientAddress>[0];
 
 /** Sends a request to better-auth with the client address it may read, as this instance's adapter. */
-function sender(deps: AppDeps, auth: Auth) {
+function sender(deps: AppDeps, auth: AuthHandle) {
   return (req: Request, c: Parameters<typeof clientAddress>[0]) =>
-    withOwnAdapter(auth, () => auth.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))));
+    auth.run((a) => a.handler(withClientIp(req, clientAddress(c, deps.config.trustProxy))));
 }
 
 /** better-auth's RFC 8414 document, corrected (`auth/metadata.ts`). */
-function authServerMetadata(deps: AppDeps, auth: Auth) {
+function authServerMetadata(deps: AppDeps, auth: AuthHandle) {
   const send = sender(deps, auth);
   return async (c: Ctx) => {
     const res = await send(rewrite(c.req.raw, `${AUTH_BASE_PATH}/.well-known/oauth-authorization-server`), c);
@@ -58,7 +59,7 @@ function authServerMetadata(deps: AppDeps, auth: Auth) {
 }
 
 /** The discovery documents (RFC 8414, RFC 9728), mounted at `/.well-known`. */
-export function discoveryRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+export function discoveryRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get(`/oauth-authorization-server${AUTH_BASE_PATH}`, authServerMetadata(deps, auth));
   const prm = () =>
@@ -72,7 +73,7 @@ export function discoveryRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
  * The authorization server, mounted at {@linkcode AUTH_BASE_PATH}: forwards the allowed requests to better-auth
  * (other paths 404, other methods 405); its POSTs count in the write bucket.
  */
-export function authServerRoutes(deps: AppDeps, auth: Auth): Hono<AppEnv> {
+export function authServerRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const send = sender(deps, auth);
   app.use("*", writeLimit(deps));

@@ -5,6 +5,7 @@ import postgres from "postgres";
 import { createApp } from "../app.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { type Auth, createAuth } from "../auth/better_auth.ts";
+import { authHandleOf } from "../auth/auth_handle.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Database } from "../db/schema.ts";
@@ -136,7 +137,7 @@ export async function testApp(
     kv: store,
     buckets: new TokenBuckets(store, { pseudonym: kvPseudonyms(config.authSecret!), now: () => t }),
     log,
-    auth,
+    auth: authHandleOf(auth),
     reactions: agentReactions,
     clock: () => t,
   };

@@ -6,7 +6,7 @@
 import { SignJWT } from "jose";
 import { sql } from "kysely";
 import { createPerson } from "../auth/accounts.ts";
-import { ISSUED_US_CLAIM } from "../auth/better_auth.ts";
+import { ISSUED_US_CLAIM } from "../auth/auth_settings.ts";
 import { databaseMicros } from "../db/oauth.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { startMembership } from "../db/accounts.ts";

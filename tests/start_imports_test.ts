@@ -24,6 +24,11 @@ const LAZY = [
   "@modelcontextprotocol/sdk",
   "standardwebhooks",
   "svix",
+  "better-auth",
+  "@better-auth/core",
+  "@better-auth/mcp",
+  "@modelcontextprotocol/server",
+  "jose",
 ];
 
 interface InfoModule {
