@@ -32,7 +32,8 @@ export interface Background {
 /** The jobs of `deps`' app; `held` collects what is being worked on, for the hand-back at stop. */
 export function backgroundJobs(deps: AppDeps, held: { files: Set<string>; mails: Set<string> }): Job[] {
   return [
-    { name: "outbox", run: () => startDrain(deps) },
+    // The drain's run ends once everything is claimed; its sending goes on (and a stop waits for it).
+    { name: "outbox", run: async () => deps.jobs!.track((await startDrain(deps)).sent) },
     { name: "attempt", run: () => sendDueAttempts(deps) },
     { name: "terminate", run: () => sendTerminations(deps) },
     { name: "document", run: () => processDueDocuments(deps, held.files) },

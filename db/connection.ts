@@ -136,8 +136,9 @@ function openPostgres(sql: postgres.Sql, kind: Db["kind"], searchSql?: postgres.
     },
     async close() {
       // End the pool with a timeout first: postgres.js's end() without one can wait forever for a reserved
-      // connection whose prepared statement failed; Kysely's destroy() then finds the pool already ended.
-      await Promise.all([sql.end({ timeout: 5 }), searchSql?.end({ timeout: 5 })]);
+      // connection whose prepared statement failed; Kysely's destroy() then finds the pool already ended. A
+      // statement still running after a second is cut off: a stopping instance has about 5 s in all (Deno Deploy).
+      await Promise.all([sql.end({ timeout: 1 }), searchSql?.end({ timeout: 1 })]);
       await kysely.destroy();
       if (search !== kysely) await search.destroy();
     },

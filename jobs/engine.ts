@@ -64,6 +64,8 @@ export class JobEngine {
   #readingNextDue = false;
   #ready = Promise.withResolvers<void>();
   readonly #handBacks: Array<() => Promise<unknown>> = [];
+  /** Work a job started and left running (e.g. a drain's sending): a stop waits for it too. */
+  readonly #tracked = new Set<Promise<unknown>>();
 
   /** An engine that runs nothing until {@linkcode JobEngine.start}. */
   constructor(log: Logger) {
@@ -117,6 +119,12 @@ export class JobEngine {
     this.#arm(at.getTime());
   }
 
+  /** Waits for `work` (started by a job that returned before it ended) when stopping, like for a running job. */
+  track(work: Promise<unknown>): void {
+    const settled = work.catch(() => {}).finally(() => this.#tracked.delete(settled));
+    this.#tracked.add(settled);
+  }
+
   /** Registers `fn`, run once when the engine stops, to give back work this process still holds (its leases). */
   onHandBack(fn: () => Promise<unknown>): void {
     this.#handBacks.push(fn);
@@ -136,7 +144,7 @@ export class JobEngine {
     this.#listener = undefined;
     await listener?.close().catch(() => {});
     let limit: ReturnType<typeof setTimeout> | undefined;
-    const running = this.#states.flatMap((s) => s.running ? [s.running] : []);
+    const running = [...this.#states.flatMap((s) => s.running ? [s.running] : []), ...this.#tracked];
     await Promise.race([
       Promise.allSettled(running),
       new Promise((r) => (limit = setTimeout(r, graceMs))),

@@ -246,14 +246,18 @@ export async function preparePeople(db: Db): Promise<EventPeople> {
   return { officeId, userId, clientId, listingId: listingId! };
 }
 
-/** Inserts an inquiry.received subscription of the app to `url` signed with `secret`; returns its id. */
+/**
+ * Inserts a subscription of the app to `url` signed with `secret` (to inquiry.received unless `opts.name` names
+ * another provider event); returns its id.
+ */
 export async function addSubscription(
   db: Db,
   p: EventPeople,
   url: string,
   secret: string,
-  authSecret = TEST_AUTH_SECRET,
+  opts: { authSecret?: string; name?: string } = {},
 ): Promise<string> {
+  const authSecret = opts.authSecret ?? TEST_AUTH_SECRET;
   const id = newSubscriptionId();
   const now = new Date();
   await insertSubscription(db.kysely, {
@@ -262,7 +266,7 @@ export async function addSubscription(
     clientId: p.clientId,
     server: "anbieter",
     officeId: p.officeId,
-    name: "inquiry.received",
+    name: opts.name ?? "inquiry.received",
     arguments: {},
     argumentsKey: "{}",
     url,
