@@ -22,14 +22,19 @@
  *    trigger-to-arrival p50/p99.
  * Expected (issue): throughput ≥ 0.5 × floor (median ratio of the rounds); p99 under 1 s at that rate.
  *
- * 4. With BENCH_PHASES=1, afterwards: N events triggered with delivery stopped, then delivered with nothing else
+ * 5. Instances (on Postgres): the same throughput with this process alone and with BENCH_INSTANCES − 1 service
+ *    processes (`main.ts`) on the same database beside it, alternating (`events_instances.ts`), with the receiver
+ *    answering after BENCH_RECEIVER_MS (100) as real receivers do; expected: the instances together deliver at
+ *    least as much as one.
+ * 6. With BENCH_PHASES=1, afterwards: N events triggered with delivery stopped, then delivered with nothing else
  *    running; for each phase its rate and the CPU per event or delivery of the service's JavaScript thread, its
  *    other threads (Deno's I/O) and the Postgres processes on this machine (from /proc; Linux only). It tells
  *    where the time of the whole path goes; it prints figures, no verdict.
  * Environment (optional): BENCH_EVENTS (1000), BENCH_SUBS (4), BENCH_CONCURRENCY (16), BENCH_SECONDS (5),
  * BENCH_ROUNDS (5),
  * BENCH_POOL (10, the service's Postgres connections), BENCH_DATABASE_URL (use this server; else a throwaway cluster, or PGlite with BENCH_DB=pglite),
- * BENCH_JSON (write the figures to this file), BENCH_PHASES (1: the phase split of step 4).
+ * BENCH_JSON (write the figures to this file), BENCH_PHASES (1: the phase split of step 6), BENCH_INSTANCES (3),
+ * BENCH_RECEIVER_MS (100).
  */
 import { percentile } from "./direct_driver.ts";
 import { eventIdOf } from "../db/outbox.ts";
@@ -54,6 +59,7 @@ import { newSubscriptionId } from "../events/subscriptions.ts";
 import type { AppDeps } from "../deps.ts";
 import { testCa } from "../tests/webhook_receiver.ts";
 import { startCluster } from "./pg_cluster.ts";
+import { compareInstances } from "./events_instances.ts";
 
 const env = (k: string, d: number) => Number(Deno.env.get(k) ?? d);
 const N = env("BENCH_EVENTS", 1000);
@@ -64,6 +70,13 @@ const ROUNDS = Math.max(1, env("BENCH_ROUNDS", 5));
 /** Postgres connections of the service (the service's default unless BENCH_POOL). */
 const POOL = env("BENCH_POOL", 10);
 const AUTH_SECRET = "bench-only-secret-0123456789abcdefghijklmnop";
+/** Instances in step 5 (this process and BENCH_INSTANCES − 1 service processes on the same Postgres). */
+const INSTANCES = env("BENCH_INSTANCES", 3);
+/**
+ * How long the receiver takes to answer in step 5 (ms): real receivers take tens to hundreds of milliseconds, so
+ * an instance's 64 attempts in flight, not its CPU, bound what it delivers; 0 measures the CPU-bound case.
+ */
+const RECEIVER_MS = env("BENCH_RECEIVER_MS", 100);
 
 /** Arrival times by `${webhook-id} ${subscription}`. */
 type Arrivals = Map<string, number>;
@@ -71,6 +84,9 @@ type Arrivals = Map<string, number>;
 function say(line: string) {
   console.log(line);
 }
+
+/** How long the receiver takes to answer (ms); step 5 sets it to `BENCH_RECEIVER_MS`, like a real receiver. */
+const answerAfter = { ms: 0 };
 
 async function startReceiver(arrivals: Arrivals) {
   const ca = await testCa();
@@ -85,6 +101,7 @@ async function startReceiver(arrivals: Arrivals) {
         performance.now(),
       );
       if (waiter && arrivals.size >= waiter.target) waiter.done();
+      if (answerAfter.ms > 0) await new Promise((r) => setTimeout(r, answerAfter.ms));
       return new Response(null, { status: 204 });
     },
   );
@@ -170,7 +187,7 @@ async function clientAlone(client: WebhookClient, url: string, concurrency: numb
   }, concurrency);
 }
 
-async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind: string }> {
+async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind: string; url?: string }> {
   const given = Deno.env.get("BENCH_DATABASE_URL");
   if (Deno.env.get("BENCH_DB") === "pglite") {
     const db = await openDb({ databaseUrl: undefined, dataDir: undefined });
@@ -182,6 +199,7 @@ async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind:
   const db = await openDb({ databaseUrl: given ?? cluster!.url, dataDir: undefined, poolSize: POOL });
   return {
     db,
+    url: given ?? cluster!.url,
     kind: `Postgres ${cluster?.version ?? "(given)"}`,
     stop: async () => {
       await db.close();
@@ -409,7 +427,7 @@ async function main() {
   const url = `https://localhost:${rx.port}/hook`;
   const caFile = await Deno.makeTempFile({ suffix: ".pem" });
   await Deno.writeTextFile(caFile, rx.caPem);
-  const { db, stop, kind } = await openBenchDb();
+  const { db, stop, kind, url: dbUrl } = await openBenchDb();
   const kv = await Deno.openKv(":memory:");
   const config = loadConfig({
     DATA_DIR: ":memory:",
@@ -507,6 +525,41 @@ async function main() {
           2,
         ),
       );
+    }
+    if (dbUrl && INSTANCES > 1) {
+      answerAfter.ms = RECEIVER_MS;
+      const workdir = await Deno.makeTempDir({ prefix: "bench-events-instances-" });
+      const { one, all } = await compareInstances({
+        env: {
+          DATABASE_URL: dbUrl,
+          AUTH_SECRET,
+          WEBHOOK_LOOPBACK_PORTS: String(rx.port),
+          WEBHOOK_CA_FILE: caFile,
+          EVENTS_SWEEP_MS: "30000",
+          LOG_LEVEL: "warn",
+          KV_PATH: ":memory:",
+          DATA_DIR: workdir,
+        },
+        extra: INSTANCES - 1,
+        rounds: Math.max(1, Math.ceil(ROUNDS / 2)),
+        measure: async () => {
+          arrivals.clear();
+          const r = await throughput(deps, officeId, rx, arrivals);
+          arrivals.clear();
+          return r.rate;
+        },
+        workdir,
+        say,
+      });
+      say(
+        `instances (receiver answering after ${RECEIVER_MS} ms): 1 instance median ${
+          median(one).toFixed(0)
+        }, ${INSTANCES} instances median ${median(all).toFixed(0)} deliveries/s, ratio ${
+          (median(all) / median(one)).toFixed(2)
+        } (expected ≥ 1)`,
+      );
+      answerAfter.ms = 0;
+      await Deno.remove(workdir, { recursive: true }).catch(() => {});
     }
     await delivery.stop();
     if (Deno.env.get("BENCH_PHASES") === "1") {
