@@ -23,7 +23,8 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import { seedSample } from "../catalogue/seed.ts";
-import { countZones, replaceZones, zonesWithBoxAt } from "../db/brw_zones.ts";
+import { countZones, zonesWithBoxAt } from "../db/brw_zones.ts";
+import { replaceZones } from "../db/brw_datasets.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { countListings } from "../db/listings.ts";
 import { migrate } from "../db/migrate.ts";
@@ -293,7 +294,7 @@ async function ensureZones(
       source: BENCH_SOURCE,
       licence: "synthetische Daten, keine Lizenz nötig",
       zones,
-    }, { batchSize: 1000 });
+    });
     const ms = performance.now() - t;
     importMs += ms;
     inserted += r.inserted;
