@@ -41,7 +41,7 @@ export function problemText(p: BrwProblem): string {
     case "crs_conflict":
       return `the file declares ${p.declared} but --crs says ${p.given}`;
     case "crs_mismatch":
-      return `read as ${p.crs} the coordinates lie outside Germany (first point ${p.lng.toFixed(5)}, ` +
+      return `read as ${p.crs} the coordinates lie outside ${p.state} (first point ${p.lng.toFixed(5)}, ` +
         `${p.lat.toFixed(5)} as lon, lat): a wrong CRS or axis order? Name the right one with --crs`;
     case "missing_field":
       return `${p.field} is missing`;

@@ -9,7 +9,7 @@ import { zipSync } from "fflate";
 /** A dBase field: name (≤ 10 characters), type C (text), D (date) or N (number), length. */
 export type DbfField = readonly [name: string, type: "C" | "D" | "N", length: number];
 
-/** One record: its polygons (outer ring first, then holes; closed rings) and its values by field name. */
+/** One record: its polygons (outer ring first, then holes; closed rings; none: a null shape) and its values. */
 export interface ShapeRecord {
   polygons: Array<Array<Array<[number, number]>>>;
   values: Record<string, string | number | null>;
@@ -38,6 +38,7 @@ function oriented(ring: Array<[number, number]>, clockwise: boolean): Array<[num
 /** The `.shp` and `.shx` of polygon records. */
 export function shpFiles(records: ShapeRecord[]): { shp: Uint8Array; shx: Uint8Array } {
   const contents = records.map((r) => {
+    if (r.polygons.length === 0) return new Uint8Array(4); // a null shape (type 0): a record without geometry
     const rings = r.polygons.flatMap((p) => p.map((ring, i) => oriented(ring, i === 0)));
     const points = rings.flat();
     const buf = new DataView(new ArrayBuffer(44 + 4 * rings.length + 16 * points.length));

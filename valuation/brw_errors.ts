@@ -30,8 +30,8 @@ export type BrwProblem =
   | { code: "crs_unknown" }
   /** The file names another CRS than `--crs`. */
   | { code: "crs_conflict"; declared: string; given: string }
-  /** The coordinates, read in `crs`, do not lie in Germany: a wrong CRS or axis order. */
-  | { code: "crs_mismatch"; crs: string; lng: number; lat: number }
+  /** The coordinates, read in `crs`, do not lie in the state: a wrong CRS or axis order. */
+  | { code: "crs_mismatch"; crs: string; state: string; lng: number; lat: number }
   /** A required attribute is missing. */
   | { code: "missing_field"; field: string }
   /** An attribute with a value that is not what it must be. */

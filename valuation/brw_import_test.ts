@@ -193,7 +193,7 @@ Deno.test("a bad row fails the whole file with its line and the reason, typed", 
         HEADER,
         "Potsdam|12054000|9|500|2024-01-01|W|B||POLYGON((13.06 52.39, 13.07 52.39, 13.07 52.40, 13.06 52.39))",
       ],
-      { code: "crs_mismatch", crs: "EPSG:25833", lng: 10.51137312, lat: 0.00047253 },
+      { code: "crs_mismatch", crs: "EPSG:25833", state: "BB", lng: 10.51137312, lat: 0.00047253 },
       2,
     ],
   ];
@@ -505,7 +505,11 @@ dbTest("task: refused states, unknown licences, unreadable files and bad usage e
       args.join(" "),
     );
   }
-  const real = await tempFile([HEADER, row("500").replace("12054000", "13003000")].join("\n"), ".csv");
+  const rostock = "POLYGON((312000 5997000, 313000 5997000, 313000 5998000, 312000 5997000))";
+  const real = await tempFile(
+    [HEADER, row("500").replace("12054000", "13003000").replace(SQUARE, rostock)].join("\n"),
+    ".csv",
+  );
   try {
     const unlicensed = await runTask(main, [real, "--state", "MV", "--crs", "EPSG:25833"]);
     assert.deepEqual([unlicensed.code, unlicensed.err[0]], [

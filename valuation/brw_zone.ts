@@ -1,7 +1,8 @@
 /**
  * One feature of a land-value file → one zone ready to store: the values read and checked, the geometry closed,
  * put in lon/lat order, converted to WGS84 and checked to lie in Germany (else the CRS or the axis order does
- * not fit the coordinates), the zone key for "newest Stichtag per zone".
+ * not fit the coordinates: the zone must lie within its state's bounding box, 0.1° to spare), the zone key for
+ * "newest Stichtag per zone".
  *
  * A feature without a land value (BRW empty or 0: restructuring areas, zones shown without a value) and a
  * feature whose municipality key belongs to another state (a WFS answer cut by a bounding box around Bremen
@@ -11,7 +12,7 @@
 import type { BrwZoneInput } from "../db/brw_zones.ts";
 import { BrwImportError, fail } from "./brw_errors.ts";
 import type { CrsRef } from "./crs.ts";
-import { type Attribute, locationOf, type SourceFeature } from "./formats/feature.ts";
+import { locationOf, type SourceFeature } from "./formats/feature.ts";
 import type { ZoneAttributes } from "./formats/layout.ts";
 import {
   dateOf,
@@ -23,7 +24,7 @@ import {
   useCodeOf,
 } from "./formats/values.ts";
 import { bboxOf, toWgs84, toZoneGeometry, type ZoneGeometry } from "./geometry.ts";
-import { STATE_BY_KEY_PREFIX, type StateCode } from "./states.ts";
+import { STATE_BOUNDS, STATE_BY_KEY_PREFIX, type StateCode } from "./states.ts";
 import { AppError } from "../errors.ts";
 
 /** A zone of an import: attributes, WGS84 geometry and bounding box, its Stichtag and zone key. */
@@ -48,8 +49,11 @@ export type ZoneOutcome =
   | { kind: "no_value" }
   | { kind: "other_state"; state: string };
 
-/** Germany with a margin: converted coordinates outside it mean a wrong CRS or axis order. */
-const GERMANY = { minLat: 47.0, maxLat: 55.3, minLng: 5.5, maxLng: 15.3 };
+/**
+ * How far (degrees) a zone may reach beyond its state's bounding box: zones of a border municipality, and the
+ * simplified borders. Farther means a wrong CRS or axis order (EPSG:25832 read as 25833 moves a zone 6° east).
+ */
+const STATE_MARGIN = 0.1;
 
 /** The zone of feature `f` whose attributes `a` its layout found; throws a located {@linkcode BrwImportError}. */
 export function toZone(f: SourceFeature, a: ZoneAttributes, ctx: ZoneContext): ZoneOutcome {
@@ -93,7 +97,7 @@ function zoneOf(f: SourceFeature, a: ZoneAttributes, ctx: ZoneContext): ZoneOutc
     max_lng: box.maxX,
     zone_key: null,
   };
-  zone.zone_key = zoneKey(zone, a.zoneNumber);
+  zone.zone_key = zoneKey(zone);
   return { kind: "zone", zone };
 }
 
@@ -120,12 +124,13 @@ function wgs84Geometry(f: SourceFeature, ctx: ZoneContext): ZoneGeometry {
   }
   const wgs84 = toWgs84(geometry, crs.crs);
   const box = bboxOf(wgs84);
+  const [minLat, minLng, maxLat, maxLng] = STATE_BOUNDS[ctx.state];
+  const m = STATE_MARGIN;
   if (
-    !(box.minY >= GERMANY.minLat && box.maxY <= GERMANY.maxLat && box.minX >= GERMANY.minLng &&
-      box.maxX <= GERMANY.maxLng)
+    !(box.minY >= minLat - m && box.maxY <= maxLat + m && box.minX >= minLng - m && box.maxX <= maxLng + m)
   ) {
     const [x, y] = wgs84.type === "Polygon" ? wgs84.coordinates[0]![0]! : wgs84.coordinates[0]![0]![0]!;
-    fail({ code: "crs_mismatch", crs: crs.name, lng: x, lat: y });
+    fail({ code: "crs_mismatch", crs: crs.name, state: ctx.state, lng: x, lat: y });
   }
   return wgs84;
 }
@@ -134,9 +139,9 @@ function wgs84Geometry(f: SourceFeature, ctx: ZoneContext): ZoneGeometry {
  * A zone's identity across Stichtage: its municipality (key, else name) and zone number; without a number its
  * geometry (rounded to about 1 m) with use and development state.
  */
-function zoneKey(z: ZoneRecord, number: Attribute | undefined): string {
+function zoneKey(z: ZoneRecord): string {
   const place = z.municipality_key ?? z.municipality_name?.toLowerCase() ?? "";
-  if (z.zone_number !== null && number !== undefined) return `${place}|${z.zone_number}`.slice(0, 200);
+  if (z.zone_number !== null) return `${place}|${z.zone_number}`.slice(0, 200);
   return `${place}|${z.nutzung ?? ""}|${z.entwicklung ?? ""}|${geometryHash(z.geometry)}`.slice(0, 200);
 }
 
