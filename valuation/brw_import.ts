@@ -3,7 +3,8 @@
  *
  * The file streams through a reader of its kind (`formats/layouts.ts`) and the attribute mapping of its layout;
  * every feature becomes a zone (`brw_zone.ts`) and zones go to the database in batches of
- * {@linkcode BATCH_ZONES} into a LOADING dataset, so neither the file nor its zones need to fit in memory. Then:
+ * {@linkcode BATCH_ZONES} into a LOADING dataset (one batch inserted while the next is read), so neither the
+ * file nor its zones need to fit in memory. Then:
  * the older values of zones that the file holds with several Stichtage are deleted (newest per zone key), and one
  * short transaction makes the dataset the state's active one — only if its newest Stichtag is not older than the
  * active dataset's (else `older_stichtag`, unless `allowOlder`). A re-import of the same file therefore replaces
@@ -47,7 +48,7 @@ export type { ZoneRecord } from "./brw_zone.ts";
 export const REFUSED_STATES = NON_RELEASING_STATES;
 
 /** Zones per INSERT batch. */
-export const BATCH_ZONES = 500;
+export const BATCH_ZONES = 1000;
 
 /** The state `code` (any case) accepted for import; throws AppError for unknown codes and the four refused states. */
 export function importState(code: string): StateCode {
@@ -178,9 +179,13 @@ export async function importBrwFile(db: Db, opts: ImportOptions): Promise<Import
   const sha = await fileSha256(opts.path);
   const summary = newSummary();
   let datasetId: string | undefined;
+  // One batch is inserted while the next one is read: reading is this process's work, inserting the server's.
+  let inFlight: Promise<void> = Promise.resolve();
   try {
     let batch: ZoneRecord[] = [];
     const flush = async () => {
+      const zones = batch;
+      batch = [];
       datasetId ??= await createLoadingDataset(db, {
         state: opts.state,
         ...origin(opts, summary.invented, name),
@@ -188,14 +193,16 @@ export async function importBrwFile(db: Db, opts: ImportOptions): Promise<Import
         fileName: name.slice(0, 500),
         fileSha256: sha,
       });
-      await insertZones(db, { id: datasetId, state: opts.state }, batch);
-      batch = [];
+      await inFlight;
+      inFlight = insertZones(db, { id: datasetId, state: opts.state }, zones);
+      inFlight.catch(() => {}); // awaited before the next batch and at the end
     };
     for await (const zone of readZones(opts.path, opts, summary)) {
       batch.push(zone);
       if (batch.length >= BATCH_ZONES) await flush();
     }
     if (batch.length > 0) await flush();
+    await inFlight;
     if (datasetId === undefined) fail({ code: "no_zones", features: summary.features });
     const superseded = summary.stichtage.size > 1 ? await deleteSuperseded(db, datasetId) : 0;
     const activation = await activateDataset(
@@ -217,6 +224,7 @@ export async function importBrwFile(db: Db, opts: ImportOptions): Promise<Import
     const { stichtage: _, ...rest } = summary;
     return { ...rest, dataset: activation.dataset, replaced: activation.replaced, superseded };
   } catch (e) {
+    await inFlight.catch(() => {});
     if (datasetId !== undefined) await deleteDataset(db, datasetId).catch(() => {});
     throw e instanceof BrwImportError ? e.inFile(name) : e;
   }

@@ -110,7 +110,8 @@ export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps):
       "inside Germany win over plz/city. Order: states that do not release land values (Baden-Württemberg, " +
       "Saarland, Schleswig-Holstein, Bayern) → none; official land value (art kauf only; euro per m² of land); " +
       "trimmed median of the service's own published comparable listings; otherwise none (base_eur_sqm null). " +
-      "Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
+      'An official land value\'s text names its source and licence ("Datenquelle: …, dl-de/by-2-0"); show it ' +
+      "with the value. Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
       "unknown property_type or field → invalid_arguments.",
     ].join("\n\n"),
     input: baselineInputSchema,

@@ -200,12 +200,15 @@ class XmlFeatureReader {
 }
 
 function attr(t: SaxesTagNS, local: string): string | undefined {
-  for (const a of Object.values(t.attributes)) if (a.local === local) return a.value;
+  for (const name in t.attributes) if (t.attributes[name]!.local === local) return t.attributes[name]!.value;
   return undefined;
 }
 
 function findAttr(t: SaxesTagNS, uri: string, local: string): string | undefined {
-  for (const a of Object.values(t.attributes)) if (a.uri === uri && a.local === local) return a.value;
+  for (const name in t.attributes) {
+    const a = t.attributes[name]!;
+    if (a.local === local && a.uri === uri) return a.value;
+  }
   return undefined;
 }
 
