@@ -514,19 +514,21 @@ async function tableFigures(db: Db, munis: Municipality[]): Promise<string[]> {
   // hand copies of zonesWithBoxAt and latestMunicipalityZones (db/brw_zones.ts), with literal values
   await explain(
     `plan of the point lookup (zonesWithBoxAt) at ${p!.lat}, ${p!.lng}`,
-    sql`explain (analyze, buffers, costs off) select id::text, state, geometry from brw_zones
-      where bbox @> box(point(${p!.lng}::float8, ${p!.lat}::float8), point(${p!.lng}::float8, ${
-      p!.lat
-    }::float8))`,
+    sql`explain (analyze, buffers, costs off) select z.id::text, z.state, z.geometry, d.source, d.licence
+      from brw_zones z join brw_datasets d on d.id = z.dataset_id
+      where d.status = 'active' and z.bbox @> box(point(${p!.lng}::float8, ${p!.lat}::float8), point(${
+      p!.lng
+    }::float8, ${p!.lat}::float8))`,
   );
   const top = [...munis].sort((a, b) => b.zones - a.zones)[0];
   if (top) {
     await explain(
       `plan of the municipality median query (latestMunicipalityZones) for ${top.name} (${top.zones} zones)`,
       sql`explain (analyze, buffers, costs off) select * from (
-          select id::text as id, state, brw::float8 as brw, nutzung, entwicklung,
-            stichtag = max(stichtag) over (partition by state, nutzung, entwicklung) as latest
-          from brw_zones where municipality_norm = city_key(${top.name}) and state = ${top.state}) z
+          select z.id::text as id, z.state, z.brw::float8 as brw, z.nutzung, z.entwicklung, d.source,
+            z.stichtag = max(z.stichtag) over (partition by z.state, z.nutzung, z.entwicklung) as latest
+          from brw_zones z join brw_datasets d on d.id = z.dataset_id
+          where d.status = 'active' and z.municipality_norm = city_key(${top.name}) and z.state = ${top.state}) z
         where latest = true order by id::bigint`,
     );
   }
