@@ -3,8 +3,9 @@ import { replaceZones } from "../db/brw_datasets.ts";
 import type { Db } from "../db/connection.ts";
 import { newSummary, readZones, type StateCode, type ZoneRecord } from "../valuation/brw_import.ts";
 
-/** The folder of the old fixtures (valuation/fixtures) and of the layout fixtures (tests/fixtures/brw). */
+/** The folder of the fixtures read since the start (valuation/fixtures). */
 export const VALUATION_FIXTURES = new URL("../valuation/fixtures/", import.meta.url);
+/** The folder of the state layout fixtures (tests/fixtures/brw). */
 export const LAYOUT_FIXTURES = new URL("./fixtures/brw/", import.meta.url);
 
 /** The zones of a fixture file, read by the real import pipeline. */
