@@ -7,13 +7,15 @@
  * order. Expected (issue): in-process p50 < 2 ms; baseline req/s ≥ 0.7 × single-listing req/s.
  *
  * The zones come from `zone_gen.ts` (jittered lattice over the releasing states with rural blocks, holes,
- * multipolygons and a few % overlays of another use; real place names as municipalities), imported with
- * `replaceZones`, one transaction per state. Before each measurement the run waits (up to BENCH_QUIET_WAIT s)
- * until other processes use less than a quarter of a core and no `deno test` runs.
+ * multipolygons and a few % overlays of another use; real place names as municipalities), written per state as a
+ * BRM 2.1 GML file (`brw_gml.ts`, ETRS89/UTM) and imported by `deno task brw:import` in a child process under GNU
+ * time: import time and peak resident memory per file. Before each measurement the run waits (up to
+ * BENCH_QUIET_WAIT s) until other processes use less than a quarter of a core and no `deno test` runs.
  *
  * Environment (all optional):
  * - BENCH_DATABASE_URL: use this server instead of a throwaway cluster (zones and listings added when missing; it
- *   refuses to replace zones of the bench Stichtag that it did not create).
+ *   refuses to import when the server holds land-value datasets it did not create, since an import replaces a
+ *   state's dataset).
  * - BENCH_PG_DIR: keep the throwaway cluster in this folder, so the next run reuses its zones and listings.
  * - BENCH_ZONES (500000), BENCH_LISTINGS (20000), BENCH_POINTS (5000), BENCH_LOOKUP_WARMUP (1000),
  *   BENCH_SECONDS (10), BENCH_WARMUP (3), BENCH_ROUNDS (2), BENCH_KIND_SECONDS (5; baseline runs of one body
@@ -23,7 +25,8 @@
  */
 import { type RawBuilder, sql } from "kysely";
 import { seedSample } from "../catalogue/seed.ts";
-import { countZones, replaceZones, zonesWithBoxAt } from "../db/brw_zones.ts";
+import { countZones, zonesWithBoxAt } from "../db/brw_zones.ts";
+import { writeBrmGml } from "./brw_gml.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { countListings } from "../db/listings.ts";
 import { migrate } from "../db/migrate.ts";
@@ -238,34 +241,50 @@ async function ensureListings(db: Db, s: ValuationSettings): Promise<void> {
   say(`  seeded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-/** Imports the synthetic zones unless exactly `s.zones` of them are present; returns the municipalities. */
+/** Figures of importing the synthetic zones from GML files, one per state, with `deno task brw:import`. */
+export interface ImportFigures {
+  /** Per state: zones, file size (MB), seconds and peak resident memory (MB) of the import process. */
+  states: Array<{ state: string; zones: number; fileMb: number; seconds: number; peakMb: number }>;
+  /** Seconds writing the GML files (generation excluded). */
+  writeS: number;
+}
+
+/** The municipalities of the synthetic zones in the database. */
+async function benchMunicipalities(db: Db): Promise<Municipality[]> {
+  const rows = await sql<{ name: string; state: string; key: string; zones: number }>`
+    select z.municipality_name as name, z.state, min(z.municipality_key) as key, count(*)::int as zones
+    from brw_zones z join brw_datasets d on d.id = z.dataset_id
+    where d.status = 'active' and d.source = ${BENCH_SOURCE} group by 1, 2`.execute(db.kysely);
+  return rows.rows.map((r) => ({ ...r, state: r.state as Municipality["state"] }));
+}
+
+/**
+ * Imports the synthetic zones unless exactly `s.zones` of them are present: per state, the zones are written as a
+ * BRM 2.1 GML file (`brw_gml.ts`) and imported by `deno task brw:import` in a child process under GNU time, which
+ * reports its peak resident memory. Returns the municipalities and the import figures.
+ */
 async function ensureZones(
   db: Db,
   s: ValuationSettings,
-): Promise<{ munis: Municipality[]; importS?: number }> {
+  databaseUrl: string,
+  workdir: string,
+): Promise<{ munis: Municipality[]; imported?: ImportFigures }> {
   const counts = await sql<{ bench: number; foreign: number }>`
-    select count(*) filter (where source = ${BENCH_SOURCE})::int as bench,
-      count(*) filter (where source <> ${BENCH_SOURCE} and stichtag = ${BENCH_STICHTAG}::date)::int as foreign
-    from brw_zones`.execute(db.kysely);
+    select coalesce(sum(zone_count) filter (where source = ${BENCH_SOURCE}), 0)::int as bench,
+      count(*) filter (where source <> ${BENCH_SOURCE})::int as foreign
+    from brw_datasets where status = 'active'`.execute(db.kysely);
   const { bench, foreign } = counts.rows[0]!;
   if (bench === s.zones) {
     say(`${bench} synthetic zones present: import skipped`);
-    const rows = await sql<{ name: string; state: string; key: string; zones: number }>`
-      select municipality_name as name, state, min(municipality_key) as key, count(*)::int as zones
-      from brw_zones where source = ${BENCH_SOURCE} group by 1, 2`.execute(db.kysely);
-    return { munis: rows.rows.map((r) => ({ ...r, state: r.state as Municipality["state"] })) };
+    return { munis: await benchMunicipalities(db) };
   }
   if (foreign > 0) {
     throw new Error(
-      `the database holds ${foreign} zones of Stichtag ${BENCH_STICHTAG} that this benchmark did not create; ` +
-        "replacing them would delete them: use a throwaway database",
+      `the database holds ${foreign} land-value datasets that this benchmark did not create; importing its ` +
+        "zones would replace them: use a throwaway database",
     );
   }
-  if (bench > 0) {
-    say(`${bench} synthetic zones of another size present: deleting them`);
-    await sql`delete from brw_zones where source = ${BENCH_SOURCE}`.execute(db.kysely);
-  }
-  let t = performance.now();
+  const t0 = performance.now();
   const plan = planZones(s.zones);
   const c = plan.counts;
   say(
@@ -275,43 +294,71 @@ async function ensureZones(
       `${c.blocks} rural 3×3 blocks, ${c.multipolygons} multipolygons, ${c.holes} zones with a hole ` +
       `(${c.filledHoles} filled by another zone), ${c.overlays} overlays (${
         (c.overlays / s.zones * 100).toFixed(1)
-      } %) (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+      } %) (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
   );
-  const munis: Municipality[] = [];
-  let genMs = 0, importMs = 0, inserted = 0, geoChars = 0;
+  const figures: ImportFigures = { states: [], writeS: 0 };
   for (const state of RELEASING_STATES) {
     checkInterrupted();
+    const file = `${workdir}/bench_${state}.gml`;
+    let t = performance.now();
+    let zones: ReturnType<typeof generateState>["zones"] | undefined = generateState(plan, state).zones;
+    const count = zones.length;
+    const bytes = await writeBrmGml(file, state, zones, BENCH_STICHTAG);
+    zones = undefined;
+    figures.writeS += (performance.now() - t) / 1000;
     t = performance.now();
-    const { zones, municipalities } = generateState(plan, state);
-    genMs += performance.now() - t;
-    munis.push(...municipalities);
-    for (let i = 0; i < zones.length; i += 97) geoChars += JSON.stringify(zones[i]!.geometry).length * 97;
-    t = performance.now();
-    const r = await replaceZones(db, {
-      state,
-      stichtag: BENCH_STICHTAG,
-      source: BENCH_SOURCE,
-      licence: "synthetische Daten, keine Lizenz nötig",
-      zones,
-    }, { batchSize: 1000 });
-    const ms = performance.now() - t;
-    importMs += ms;
-    inserted += r.inserted;
+    const stats = await importGml(file, state, databaseUrl, workdir);
+    await Deno.remove(file);
+    const row = { state, zones: count, fileMb: bytes / 1e6, seconds: stats.seconds, peakMb: stats.peakMb };
+    figures.states.push(row);
     say(
-      `  ${state}: ${r.inserted} zones, ${municipalities.length} municipalities, imported in ${
-        (ms / 1000).toFixed(1)
-      } s (${inserted} / ${s.zones})`,
+      `  ${state}: ${count} zones, GML ${row.fileMb.toFixed(0)} MB, imported in ${
+        row.seconds.toFixed(1)
+      } s, ` +
+        `peak memory ${row.peakMb.toFixed(0)} MB`,
     );
   }
+  const total = figures.states.reduce((a, r) => a + r.seconds, 0);
   say(
-    `zones generated in ${(genMs / 1000).toFixed(1)} s (about ${
-      (geoChars / 1e6).toFixed(0)
-    } MB of GeoJSON), ` +
-      `imported in ${
-        (importMs / 1000).toFixed(1)
-      } s (${RELEASING_STATES.length} transactions, one per state)`,
+    `zones written as GML in ${figures.writeS.toFixed(1)} s, imported in ${
+      total.toFixed(1)
+    } s (${RELEASING_STATES.length} files)`,
   );
-  return { munis, importS: importMs / 1000 };
+  return { munis: await benchMunicipalities(db), imported: figures };
+}
+
+/** Runs `deno task brw:import` on one file under GNU time; its wall time and peak resident memory. */
+async function importGml(
+  file: string,
+  state: string,
+  databaseUrl: string,
+  workdir: string,
+): Promise<{ seconds: number; peakMb: number }> {
+  const timing = `${workdir}/time_${state}.txt`;
+  const root = new URL("../", import.meta.url).pathname;
+  await run("/usr/bin/time", [
+    "-f",
+    "%e %M",
+    "-o",
+    timing,
+    Deno.execPath(),
+    "run",
+    "--allow-net",
+    "--allow-env",
+    "--allow-read",
+    "--allow-write",
+    "--allow-sys",
+    `${root}tasks/brw_import.ts`,
+    file,
+    "--state",
+    state,
+    "--source",
+    BENCH_SOURCE,
+    "--licence",
+    "synthetische Daten, keine Lizenz nötig",
+  ], { env: { DATABASE_URL: databaseUrl, NO_COLOR: "1" }, cwd: root });
+  const [seconds, kb] = (await Deno.readTextFile(timing)).trim().split("\n").at(-1)!.split(" ").map(Number);
+  return { seconds: seconds!, peakMb: kb! / 1024 };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -467,19 +514,21 @@ async function tableFigures(db: Db, munis: Municipality[]): Promise<string[]> {
   // hand copies of zonesWithBoxAt and latestMunicipalityZones (db/brw_zones.ts), with literal values
   await explain(
     `plan of the point lookup (zonesWithBoxAt) at ${p!.lat}, ${p!.lng}`,
-    sql`explain (analyze, buffers, costs off) select id::text, state, geometry from brw_zones
-      where bbox @> box(point(${p!.lng}::float8, ${p!.lat}::float8), point(${p!.lng}::float8, ${
-      p!.lat
-    }::float8))`,
+    sql`explain (analyze, buffers, costs off) select z.id::text, z.state, z.geometry, d.source, d.licence
+      from brw_zones z join brw_datasets d on d.id = z.dataset_id
+      where d.status = 'active' and z.bbox @> box(point(${p!.lng}::float8, ${p!.lat}::float8), point(${
+      p!.lng
+    }::float8, ${p!.lat}::float8))`,
   );
   const top = [...munis].sort((a, b) => b.zones - a.zones)[0];
   if (top) {
     await explain(
       `plan of the municipality median query (latestMunicipalityZones) for ${top.name} (${top.zones} zones)`,
       sql`explain (analyze, buffers, costs off) select * from (
-          select id::text as id, state, brw::float8 as brw, nutzung, entwicklung,
-            stichtag = max(stichtag) over (partition by state, nutzung, entwicklung) as latest
-          from brw_zones where municipality_norm = city_key(${top.name}) and state = ${top.state}) z
+          select z.id::text as id, z.state, z.brw::float8 as brw, z.nutzung, z.entwicklung, d.source,
+            z.stichtag = max(z.stichtag) over (partition by z.state, z.nutzung, z.entwicklung) as latest
+          from brw_zones z join brw_datasets d on d.id = z.dataset_id
+          where d.status = 'active' and z.municipality_norm = city_key(${top.name}) and z.state = ${top.state}) z
         where latest = true order by id::bigint`,
     );
   }
@@ -718,10 +767,11 @@ async function main(): Promise<void> {
   if (applied.length) say(`migrations applied: ${applied.join(", ")}`);
   await ensureListings(db, s);
   checkInterrupted();
-  const { munis, importS } = await ensureZones(db, s);
+  const { munis, imported } = await ensureZones(db, s, databaseUrl, workdir);
   checkInterrupted();
   let t = performance.now();
   await sql`vacuum (analyze) brw_zones`.execute(db.kysely);
+  await sql`vacuum (analyze) brw_datasets`.execute(db.kysely);
   await sql`vacuum (analyze) listings`.execute(db.kysely);
   say(`vacuum (analyze) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   say(`${await countZones(db)} zones stored in total, ${munis.length} municipalities`);
@@ -815,7 +865,7 @@ async function main(): Promise<void> {
     await svc.child.stop();
   }
 
-  report(s, ip, results, { quietLines, sources: sources!, importS });
+  report(s, ip, results, { quietLines, sources: sources!, imported });
   const jsonPath = Deno.env.get("BENCH_JSON");
   if (jsonPath) {
     await Deno.writeTextFile(
@@ -829,7 +879,7 @@ function report(
   s: ValuationSettings,
   ip: InProcess,
   results: Measurement[],
-  info: { quietLines: string[]; sources: Map<string, number>; importS: number | undefined },
+  info: { quietLines: string[]; sources: Map<string, number>; imported: ImportFigures | undefined },
 ): void {
   const yes = (ok: boolean) => (ok ? "yes" : "NO");
   console.log(`\nResults (${s.zones} synthetic zones; in process: postgres.js pool, sequential calls):`);
@@ -949,9 +999,33 @@ function report(
       [...info.sources].map(([k, n]) => `${k} ${n}`).join(", ")
     } (of ${s.bodies}); machine before the runs: ${info.quietLines.join("; ")}`,
   );
-  if (info.importS !== undefined) console.log(`Zone import: ${info.importS.toFixed(1)} s.`);
+  if (info.imported) reportImport(info.imported);
   const errors = results.reduce((a, r) => a + r.errors, 0);
   if (errors > 0) console.log(`\nWARNING: ${errors} failed requests in total (see the errors column)`);
+}
+
+function reportImport(f: ImportFigures): void {
+  const zones = f.states.reduce((a, r) => a + r.zones, 0);
+  const seconds = f.states.reduce((a, r) => a + r.seconds, 0);
+  const mb = f.states.reduce((a, r) => a + r.fileMb, 0);
+  const peak = Math.max(...f.states.map((r) => r.peakMb));
+  const biggest = [...f.states].sort((a, b) => b.fileMb - a.fileMb)[0]!;
+  console.log(
+    `\nZone import from GML (deno task brw:import, one BRM 2.1 file per state): ${zones} zones, ${
+      mb.toFixed(0)
+    } MB ` +
+      `in ${f.states.length} files, ${seconds.toFixed(1)} s (${(zones / seconds).toFixed(0)} zones/s, ` +
+      `${(mb / seconds).toFixed(1)} MB/s); peak resident memory of an import process ${peak.toFixed(0)} MB ` +
+      `(largest file ${biggest.state}, ${biggest.fileMb.toFixed(0)} MB: ${biggest.peakMb.toFixed(0)} MB).`,
+  );
+  console.log("  state   zones   GML MB   seconds   peak MB");
+  for (const r of f.states) {
+    console.log(
+      `  ${r.state.padEnd(5)} ${String(r.zones).padStart(7)} ${r.fileMb.toFixed(0).padStart(8)} ${
+        r.seconds.toFixed(1).padStart(9)
+      } ${r.peakMb.toFixed(0).padStart(9)}`,
+    );
+  }
 }
 
 if (import.meta.main) {

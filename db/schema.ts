@@ -80,8 +80,10 @@ export interface BrwZonesTable {
   municipality_key: string | null;
   /** Generated column: `city_key(municipality_name)`; never written. */
   municipality_norm: ColumnType<string | null, never, never>;
-  source: string;
-  licence: string;
+  /** The dataset (import) the zone belongs to. */
+  dataset_id: ColumnType<number | string, number | string, never>;
+  /** The zone's identity across Stichtage within a dataset (see migration 0024). */
+  zone_key: string | null;
   /** GeoJSON Polygon or MultiPolygon; written as JSON text. */
   geometry: ColumnType<unknown, string, string>;
   min_lat: number;
@@ -91,6 +93,28 @@ export interface BrwZonesTable {
   /** Generated column: the bounding box as a Postgres `box` (x = lng, y = lat); never written. */
   bbox: ColumnType<string, never, never>;
   imported_at: GeneratedTimestamp;
+}
+
+/** The state of a land-value dataset: being loaded, the state's current one, or replaced by a newer one. */
+export type BrwDatasetStatus = "loading" | "active" | "replaced";
+
+/** One import of official land values: where they came from, the licence, the zone count (migration 0024). */
+export interface BrwDatasetsTable {
+  id: ColumnType<number | string, never, never>;
+  /** Two-letter state code. */
+  state: string;
+  status: ColumnType<BrwDatasetStatus, BrwDatasetStatus | undefined, BrwDatasetStatus>;
+  /** The newest Stichtag of its zones; null while loading. */
+  stichtag: ColumnType<Date | string | null, string | null | undefined, string | null>;
+  source: string;
+  source_url: string | null;
+  licence: string;
+  layout: string;
+  file_name: string | null;
+  file_sha256: string | null;
+  zone_count: ColumnType<number, number | undefined, number>;
+  created_at: GeneratedTimestamp;
+  imported_at: ColumnType<Date | null, never, Date | string | null>;
 }
 
 /** A person (better-auth's user model, table `users`); `role` is ours. */
@@ -407,6 +431,7 @@ export interface Database {
   listings: ListingsTable;
   listing_contacts: ListingContactsTable;
   brw_zones: BrwZonesTable;
+  brw_datasets: BrwDatasetsTable;
   schema_migrations: SchemaMigrationsTable;
   users: UsersTable;
   office_memberships: OfficeMembershipsTable;

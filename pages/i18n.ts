@@ -435,6 +435,7 @@ const TEXTS = {
     "Beispieldaten – erfundener Wert, kein amtlicher Bodenrichtwert",
     "Sample data – an invented value, not an official land value",
   ],
+  dataSource: ["Datenquelle", "Data source"],
   baselineRentNote: [
     "Bodenrichtwerte gelten nur für den Kauf; für Mieten zählen nur echte Vergleichsangebote, keine Beispielobjekte.",
     "Land values apply to purchases only; for rents only real comparable listings count, never sample listings.",

@@ -23,6 +23,7 @@ import { AppError } from "../errors.ts";
 import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { type BaselineAnswer, locationBaselineOf } from "../valuation/baseline.ts";
+import type { Attribution } from "../valuation/brw_sources.ts";
 import { listingBaselineRequest } from "../valuation/input.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
@@ -472,6 +473,18 @@ function stichtagText(l: Lang, ymd: string): string {
   });
 }
 
+/** "Datenquelle: <source>, <licence>" with links, as the land value's licence asks (valuation/brw_sources.ts). */
+function BaselineAttribution(p: { l: Lang; a: Attribution }) {
+  const { a } = p;
+  return (
+    <p class="hint" id="baseline-attribution">
+      {t(p.l, "dataSource")}:{" "}
+      {a.sourceUrl ? <a href={a.sourceUrl} rel="noopener noreferrer">{a.source}</a> : a.source},{" "}
+      {a.licenceUrl ? <a href={a.licenceUrl} rel="license noopener noreferrer">{a.licence}</a> : a.licence}
+    </p>
+  );
+}
+
 function Baseline(p: { l: Lang; baseline: BaselineAnswer | undefined; rent: boolean }) {
   const { l } = p;
   const b = p.baseline?.result;
@@ -502,6 +515,7 @@ function Baseline(p: { l: Lang; baseline: BaselineAnswer | undefined; rent: bool
           </p>
         )}
       {b.region_label && <p>{b.region_label}</p>}
+      {!invented && p.baseline?.attribution && <BaselineAttribution l={l} a={p.baseline.attribution} />}
       {(b.stichtag || b.gfz !== null) && (
         <p>
           {b.stichtag && (

@@ -1,68 +1,64 @@
 /**
- * `deno task brw:import <file> --state <code> [--crs EPSG:25833] [--stichtag YYYY-MM-DD] [--source "…"]
- * [--licence "…"]`: replaces one state's official land values (Bodenrichtwerte) of one Stichtag with the zones of
- * a Brandenburg-style CSV or a VBORIS GeoJSON file (see `valuation/brw_import.ts` for the formats; `--help` for
- * the usage).
+ * `deno task brw:import <file> --state <code> [--crs …] [--source "…"] [--source-url URL] [--licence ID]
+ * [--allow-older]`: imports a state's official land values (Bodenrichtwerte) from a saved file as its new dataset
+ * (`valuation/brw_import.ts` for how; `--help` for the usage).
  *
- * The replacement is one transaction: when it fails, the previous zones stay as they were. Bad rows are skipped
- * and listed with their line number (CSV) or feature index (GeoJSON). Exit codes: 0 imported (possibly with bad
- * rows), 1 the import failed as a whole (nothing changed), 2 usage error, refused state or unreadable file.
+ * Exit codes: 0 imported; 1 the file cannot be imported or the database failed (nothing changed; the message
+ * names the file, the feature or line and the reason); 2 usage error, refused state, no known licence, unreadable
+ * file.
  */
 import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
-import { basename } from "node:path";
-import { countZones, replaceZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
-import {
-  formatBadRow,
-  importState,
-  parseBrwFile,
-  type ParsedFile,
-  type StateCode,
-} from "../valuation/brw_import.ts";
-import { type Crs, parseCrs, SUPPORTED_CRS } from "../valuation/geometry.ts";
+import { BrwImportError } from "../valuation/brw_errors.ts";
+import { importBrwFile, type ImportResult, importState, type StateCode } from "../valuation/brw_import.ts";
+import { type CrsRef, crsRef, SUPPORTED_CRS } from "../valuation/crs.ts";
+import { importErrorText } from "./brw_messages.ts";
 import { openConfiguredDb, type TaskDeps } from "./open.ts";
 import { progressBar } from "./progress.ts";
 
 const USAGE = usageText({
   synopsis: [
-    'brw:import FILE --state CODE [--crs EPSG:…] [--stichtag YYYY-MM-DD] [--source "…"] [--licence "…"]',
+    'brw:import FILE --state CODE [--crs CRS] [--source "…"] [--source-url URL] [--licence ID] [--allow-older]',
   ],
   about: [
-    "Replaces one state's official land values (Bodenrichtwerte) of one Stichtag with the zones of FILE, a",
-    "Brandenburg-style CSV (| separated, WKT geometry) or a VBORIS GeoJSON FeatureCollection, in one",
-    "transaction. Bad rows are skipped and listed with their line number (CSV) or feature index (GeoJSON).",
+    "Imports FILE as the new land-value dataset (Bodenrichtwerte) of one state, replacing its previous one",
+    "once every zone has loaded. FILE is a saved answer or download in one of the layouts:",
+    "  BRM 2.1 GML (WFS boris:BR_BodenrichtwertZonal: Hessen, Niedersachsen, Bremen),",
+    "  Hamburg's WFS (app:lgv_brw_zoniert_alle), Berlin's WFS (brw2025:brw_2025_vector),",
+    "  Thüringen's WFS (vBORIS_simple_wfs, boris:bodenrichtwertzone),",
+    "  OGC API Features JSON, BRM 3.0.1 (Brandenburg br_bodenrichtwert; CRS from the Content-Crs header: --crs),",
+    "  NRW's shapefile ZIP (BRW_<year>_EPSG25832_Shape.zip), VBORIS GeoJSON, Brandenburg's | CSV with WKT.",
+    "A file holding several Stichtage keeps the newest per zone. A bad file fails whole, naming the feature.",
   ],
   options: [
-    ["--state CODE", "the state, e.g. BB or NW (required; BW, SL, SH and BY are refused: no licence)"],
-    ["--crs EPSG:…", `the coordinate system when the file does not name it: ${SUPPORTED_CRS.join(", ")}`],
-    ["--stichtag YYYY-MM-DD", "the Stichtag to import (default: the most frequent STAG of the rows)"],
-    ['--source "…"', "the source shown with the values (default: state and file name)"],
-    ['--licence "…"', "the licence shown with the values (required for states without a known default)"],
+    [
+      "--state CODE",
+      "the state, e.g. HE or NW (required; BW, SL, SH and BY are refused: no licence to reuse)",
+    ],
+    ["--crs CRS", `when the file does not name it: ${SUPPORTED_CRS.join(", ")} or a URN/URI of them`],
+    ['--source "…"', "who published the values, named with them (default: the state's known publisher)"],
+    ["--source-url URL", "where they were published (http or https)"],
+    ["--licence ID", "their licence, e.g. dl-de/by-2-0 (default: the state's known licence)"],
+    ["--allow-older", "replace the state's dataset even when FILE's Stichtag is older"],
   ],
   exits: {
-    0: "imported (possibly with bad rows)",
-    1: "the import failed as a whole (broken file or database error): nothing changed",
+    0: "imported",
+    1: "FILE cannot be imported (broken, cut off, a feature without geometry, a CRS that does not fit, an older " +
+      "Stichtag) or the database failed: nothing changed",
     2: "usage: a wrong command line, a refused state, no known licence or an unreadable file",
   },
 });
 
-/** Licences of the open state downloads, used when `--licence` is not given. */
-const DEFAULT_LICENCE: Partial<Record<StateCode, string>> = {
-  BB:
-    "Datenlizenz Deutschland – Namensnennung – Version 2.0 (dl-de/by-2-0); © Gutachterausschüsse für Grundstückswerte im Land Brandenburg",
-  NW:
-    "Datenlizenz Deutschland – Zero – Version 2.0 (dl-de/zero-2-0); Gutachterausschüsse für Grundstückswerte in NRW",
-};
-
 interface Args {
   file: string;
   state: StateCode;
-  crs: Crs | undefined;
-  stichtag: string | undefined;
+  crs: CrsRef | undefined;
   source: string | undefined;
+  sourceUrl: string | undefined;
   licence: string | undefined;
+  allowOlder: boolean;
 }
 
 /** Runs the import described by `args` and returns the exit code (0 ok, 1 import failed, 2 refused or unusable input). */
@@ -74,134 +70,111 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
     parsed = commandLine(args, USAGE, parseCli, { out, err });
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    return fail(err, message(e), 2);
+    return fail(err, e.detail ?? e.code, 2);
   }
   if (typeof parsed === "number") return parsed;
-  let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(parsed.file);
+    const stat = await Deno.stat(parsed.file);
+    if (!stat.isFile) return fail(err, `cannot read ${parsed.file}: not a file`, 2);
   } catch (e) {
     return fail(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
   }
-  let file: ParsedFile;
-  try {
-    file = parseWithProgress(bytes, parsed, deps.progress ?? true);
-  } catch (e) {
-    return fail(err, `import failed, nothing changed: ${message(e)}`, 1);
-  }
-  const origin = provenance(parsed, file);
-  if (typeof origin === "string") return fail(err, origin, 2);
   const db = await (deps.open ?? (() => openConfiguredDb("brw:import")))();
   try {
     await migrate(db);
-    const result = await store(db, parsed.state, file, origin, deps.progress ?? true);
-    report(out, parsed, file, result);
+    report(out, await run(db, parsed, deps.progress ?? true));
     return 0;
   } catch (e) {
-    return fail(err, `import failed, the previous zones are unchanged: ${message(e)}`, 1);
+    if (e instanceof BrwImportError) {
+      const code = e.problem.code === "no_licence" ? 2 : 1;
+      return fail(err, `import failed, nothing changed: ${importErrorText(e)}`, code);
+    }
+    return fail(err, `import failed, nothing changed: ${(e as Error)?.message ?? String(e)}`, 1);
   } finally {
     await db.close();
   }
 }
 
-/**
- * Parses the command line: throws {@linkcode UsageError} for a wrong one, and the AppError of `importState` for
- * an unknown or refused state.
- */
+/** Parses the command line: throws {@linkcode UsageError}, or the AppError of `importState` for a refused state. */
 function parseCli(argv: string[]): Args {
   const { values, positionals } = taskArgs(argv, {
     state: { type: "string" },
     crs: { type: "string" },
-    stichtag: { type: "string" },
     source: { type: "string" },
+    "source-url": { type: "string" },
     licence: { type: "string" },
+    "allow-older": { type: "boolean" },
   }, true);
   const [file, ...rest] = positionals;
   if (!file) throw new UsageError("FILE is required");
   if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
   if (typeof values.state !== "string") throw new UsageError("--state is required");
   const state = importState(values.state);
-  const crs = typeof values.crs === "string" ? parseCrs(values.crs) : undefined;
+  const crs = typeof values.crs === "string" ? crsRef(values.crs) : undefined;
   if (typeof values.crs === "string" && !crs) {
-    throw new UsageError(`--crs must be one of ${SUPPORTED_CRS.join(", ")}`);
+    throw new UsageError(`--crs must name one of ${SUPPORTED_CRS.join(", ")}`);
   }
-  const stichtag = values.stichtag as string | undefined;
-  if (stichtag !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(stichtag)) {
-    throw new UsageError("--stichtag must be YYYY-MM-DD");
+  const text = (name: string, max: number) => {
+    const v = values[name];
+    if (v === undefined) return undefined;
+    const s = String(v).trim();
+    if (s === "" || s.length > max) throw new UsageError(`--${name} must be 1 to ${max} characters`);
+    return s;
+  };
+  const sourceUrl = text("source-url", 500);
+  if (sourceUrl !== undefined && !/^https?:\/\/\S+$/.test(sourceUrl)) {
+    throw new UsageError("--source-url must be an http or https address");
   }
   return {
     file,
     state,
     crs,
-    stichtag,
-    source: values.source as string | undefined,
-    licence: values.licence as string | undefined,
+    source: text("source", 500),
+    sourceUrl,
+    licence: text("licence", 200),
+    allowOlder: values["allow-older"] === true,
   };
 }
 
-function parseWithProgress(bytes: Uint8Array, a: Args, progress: boolean): ParsedFile {
+async function run(db: Db, a: Args, progress: boolean): Promise<ImportResult> {
   let bar: ReturnType<typeof progressBar> | undefined;
-  const file = parseBrwFile(bytes, {
-    state: a.state,
-    crs: a.crs,
-    stichtag: a.stichtag,
-    onProgress: progress
-      ? (done, total) => {
-        bar ??= progressBar("reading  ", total);
-        bar.update(done);
-      }
-      : undefined,
-  });
-  bar?.done();
-  return file;
+  try {
+    return await importBrwFile(db, {
+      path: a.file,
+      state: a.state,
+      crs: a.crs,
+      source: a.source,
+      sourceUrl: a.sourceUrl,
+      licence: a.licence,
+      allowOlder: a.allowOlder,
+      onProgress: progress
+        ? (done, total) => {
+          bar ??= progressBar("reading", total);
+          bar.update(done);
+        }
+        : undefined,
+    });
+  } finally {
+    bar?.done();
+  }
 }
 
-/** Source and licence: the flags, else invented-data labels for our fixtures, else the state's default licence. */
-function provenance(a: Args, file: ParsedFile): { source: string; licence: string } | string {
-  const name = basename(a.file);
-  const source = a.source ??
-    (file.invented ? `ERFUNDENE TESTDATEN (${name})` : `Bodenrichtwerte ${a.state}, Datei ${name}`);
-  const licence = a.licence ??
-    (file.invented
-      ? "ERFUNDENE TESTDATEN: keine amtlichen Werte, frei verwendbar"
-      : DEFAULT_LICENCE[a.state]);
-  if (!licence) return `${a.state}: no default licence is known; name it with --licence "…"`;
-  return { source: source.slice(0, 500), licence: licence.slice(0, 500) };
-}
-
-async function store(
-  db: Db,
-  state: StateCode,
-  file: ParsedFile,
-  origin: { source: string; licence: string },
-  progress: boolean,
-): Promise<{ deleted: number; inserted: number; total: number }> {
-  const bar = progress ? progressBar("importing", file.zones.length) : undefined;
-  const result = await replaceZones(db, { state, stichtag: file.stichtag, ...origin, zones: file.zones }, {
-    onProgress: bar?.update,
-  });
-  bar?.done();
-  return { ...result, total: await countZones(db, { state }) };
-}
-
-function report(
-  out: (line: string) => void,
-  a: Args,
-  file: ParsedFile,
-  r: { deleted: number; inserted: number; total: number },
-): void {
+function report(out: (line: string) => void, r: ImportResult): void {
+  const d = r.dataset;
   out(
-    `imported ${r.inserted} zones for ${a.state}, Stichtag ${file.stichtag} (${r.deleted} previous zones of ` +
-      `that Stichtag replaced; ${r.total} zones of ${a.state} stored in all)`,
+    `imported ${d.zoneCount} zones for ${d.state}, Stichtag ${d.stichtag} (dataset ${d.id}, layout ${r.layout})` +
+      (r.replaced
+        ? `; replaces dataset ${r.replaced.id} (${r.replaced.zoneCount} zones, Stichtag ${r.replaced.stichtag})`
+        : ""),
   );
-  if (file.invented) out("note: the file is marked ERFUNDENE TESTDATEN (invented data)");
-  const n = file.bad.length;
-  out(`${n} bad ${n === 1 ? "row" : "rows"} of ${file.rows} skipped${n ? ":" : ""}`);
-  for (const b of file.bad) out(`  ${formatBadRow(b)}`);
-}
-
-function message(e: unknown): string {
-  return e instanceof AppError ? e.detail ?? e.code : (e as Error)?.message ?? String(e);
+  out(`source: ${d.source}${d.sourceUrl ? ` <${d.sourceUrl}>` : ""}; licence: ${d.licence}`);
+  if (r.invented) out("note: the file is marked ERFUNDENE TESTDATEN (invented data)");
+  const skipped = [
+    r.noValue > 0 ? `${r.noValue} without a land value (BRW empty or 0)` : "",
+    ...Object.entries(r.otherStates).map(([s, n]) => `${n} of ${s} (by municipality key)`),
+    r.superseded > 0 ? `${r.superseded} older values of zones the file holds with a later Stichtag` : "",
+  ].filter((s) => s !== "");
+  out(`${r.features} features read${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}`);
 }
 
 function fail(err: (line: string) => void, text: string, code: number): number {

@@ -6,9 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { seedSample } from "../catalogue/seed.ts";
-import { replaceZones } from "../db/brw_zones.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
-import { parseBrwFile } from "../valuation/brw_import.ts";
+import { loadValuationFixtures } from "./brw_support.ts";
 import { request } from "./helpers.ts";
 import { CLIENT_KINDS, connectClient, mcpWorld } from "./mcp_helpers.ts";
 
@@ -39,16 +38,9 @@ await insertListings(w.tdb.db, w.officeId, [
   ...[2000, 2500, 2600, 2700, 2800, 2900, 3000, 3100].map((per) => comparable(per)),
   ...[10, 11, 12, 13, 14, 15].map((per) => comparable(per, { transaction_type: "rent" })),
 ]);
-const potsdam = parseBrwFile(
-  await Deno.readFile(new URL("../valuation/fixtures/bb_potsdam_2024_epsg25833.csv", import.meta.url)),
-  { state: "BB" },
-);
-await replaceZones(w.tdb.db, {
-  state: "BB",
-  stichtag: potsdam.stichtag,
+await loadValuationFixtures(w.tdb.db, [["bb_potsdam_2024_epsg25833.csv", "BB"]], {
   source: "ERFUNDENE TESTDATEN",
   licence: "test",
-  zones: potsdam.zones,
 });
 
 const SEARCHES: Array<Record<string, string | number>> = [
@@ -132,7 +124,10 @@ Deno.test("seeker catalogue tools equal REST in every client kind", async (t) =>
               assert.notEqual(res.isError, true, JSON.stringify(body));
               assert.deepEqual(res.structuredContent, rest, JSON.stringify(body));
               const text: string = res.content[0].text;
-              if (source === "bodenrichtwert") assert.match(text, /Bodenrichtwert/);
+              if (source === "bodenrichtwert") {
+                assert.match(text, /Bodenrichtwert/);
+                assert.ok(text.includes("Datenquelle: ERFUNDENE TESTDATEN, test."), text);
+              } else assert.ok(!text.includes("Datenquelle"), text);
               if (source === "comparables") assert.match(text, /Vergleich/);
               if (source === "none") assert.match(text, /Kein Richtwert/);
               if (rest.base_eur_sqm !== null) {

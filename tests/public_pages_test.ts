@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { replaceZones } from "../db/brw_zones.ts";
+import { replaceZones } from "../db/brw_datasets.ts";
 import { INVENTED_MARKER } from "../valuation/brw_import.ts";
 import { seedSampleZonesIfEmpty } from "../valuation/sample_zones.ts";
 import { hiddenFields } from "./browser_jar.ts";
@@ -285,6 +285,12 @@ Deno.test("location value: invented zones are labelled invented, a real one offi
   assert.match(real, /data-source="bodenrichtwert">/);
   assert.match(real, /amtlicher Wert/);
   assert.ok(!real.includes("erfunden"), real);
+  // The licence asks the source to be named (valuation/brw_sources.ts): "Datenquelle: …, dl-de/by-2-0".
+  assert.match(
+    real,
+    /<p class="hint" id="baseline-attribution">Datenquelle: Gutachterausschuss Berlin \(Testzone\), <a href="https:\/\/www\.govdata\.de\/dl-de\/by-2-0" rel="license noopener noreferrer">dl-de\/by-2-0<\/a><\/p>/,
+  );
+  assert.ok(!box.includes("baseline-attribution"), "an invented value names no licence");
   assert.match(real, /1\. Januar 2024/);
   const en = await get(`/objekte/${koeln}`, BROWSER_ACCEPT, "en-GB");
   assert.match(en.body, /Sample data – an invented value/);

@@ -4,9 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { seedSample } from "../catalogue/seed.ts";
-import { replaceZones } from "../db/brw_zones.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
-import { parseBrwFile, type StateCode } from "../valuation/brw_import.ts";
+import { loadValuationFixtures } from "./brw_support.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
 
@@ -66,26 +65,13 @@ await insertListings(tdb.db, office, [
 ]);
 await seedSample(tdb.db, { count: 50 });
 
-// The invented BRW fixtures, loaded through the real parser and store.
-for (
-  const [name, state] of [
-    ["bb_potsdam_2022_epsg25833.csv", "BB"],
-    ["bb_potsdam_2024_epsg25833.csv", "BB"],
-    ["nw_duesseldorf_koeln_epsg25832.geojson", "NW"],
-    ["ni_hannover_epsg4326.geojson", "NI"],
-  ] as const
-) {
-  const file = parseBrwFile(await Deno.readFile(new URL(`../valuation/fixtures/${name}`, import.meta.url)), {
-    state: state as StateCode,
-  });
-  await replaceZones(tdb.db, {
-    state,
-    stichtag: file.stichtag,
-    source: "ERFUNDENE TESTDATEN",
-    licence: "test",
-    zones: file.zones,
-  });
-}
+// The invented BRW fixtures, loaded through the real parser and store (one dataset per state).
+await loadValuationFixtures(tdb.db, [
+  ["bb_potsdam_2022_epsg25833.csv", "BB"],
+  ["bb_potsdam_2024_epsg25833.csv", "BB"],
+  ["nw_duesseldorf_koeln_epsg25832.geojson", "NW"],
+  ["ni_hannover_epsg4326.geojson", "NI"],
+]);
 // Potsdam rent listings (a state that releases land values): rent never uses them, comparables do.
 await insertListings(
   tdb.db,

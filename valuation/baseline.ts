@@ -12,7 +12,7 @@ import type { BaselineRequest } from "./input.ts";
 import { type PlaceResolution, resolvePlace } from "./places.ts";
 import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
 import { municipalityMedian, zoneValueAt } from "./zones.ts";
-import { INVENTED_MARKER } from "./brw_import.ts";
+import { type Attribution, attributionOf, isInvented } from "./brw_sources.ts";
 
 /** The location baseline result (docs/contract.md §3.1); every field is always present, null where not applicable. */
 export const baselineResultSchema = z.object({
@@ -28,12 +28,16 @@ export const baselineResultSchema = z.object({
 export type BaselineResult = z.infer<typeof baselineResultSchema>;
 
 /**
- * The baseline and whether its land value comes from invented zones (the sample start's and the tests' files,
- * whose source carries the marker "ERFUNDENE TESTDATEN"): the pages label such a value as invented. The REST
- * answer and the MCP tool carry only `result`.
+ * The baseline, the attribution of its land value ("Datenquelle: <source>, <licence>", as the licence requires)
+ * and whether that value comes from invented zones (the sample start's and the tests' files, whose source carries
+ * the marker "ERFUNDENE TESTDATEN"): the pages show the attribution or label the value as invented, the MCP tool
+ * names the attribution in its text. The REST answer and the MCP tool's structured content carry only `result`
+ * (spec §2.3).
  */
 export interface BaselineAnswer {
   result: BaselineResult;
+  /** Where the land value comes from; undefined unless `result.source` is `bodenrichtwert`. */
+  attribution: Attribution | undefined;
   invented: boolean;
 }
 
@@ -60,14 +64,19 @@ export async function locationBaselineOf(db: Db, req: BaselineRequest): Promise<
         gfz: zone.gfz,
         stichtag: zone.stichtag,
       };
-      return { result, invented: zone.source.includes(INVENTED_MARKER) };
+      const attribution = attributionOf({
+        source: zone.source,
+        sourceUrl: zone.source_url,
+        licence: zone.licence,
+      });
+      return { result, attribution, invented: isInvented(zone.source) };
     }
   }
   return real(await comparables(db, req, place) ?? none(noDataLabel(req, place)));
 }
 
 function real(result: BaselineResult): BaselineAnswer {
-  return { result, invented: false };
+  return { result, attribution: undefined, invented: false };
 }
 
 type Resolved = Extract<PlaceResolution, { kind: "resolved" }>;

@@ -1,47 +1,54 @@
 /**
- * Parsing of official land-value files (Bodenrichtwerte) into zones ready for `db/brw_zones.ts`. Pure: no
- * database, no file system.
+ * Import of an official land-value file (Bodenrichtwerte) as one dataset of a state.
  *
- * Two formats, recognised by content (a file starting with `{` is GeoJSON):
- *
- * 1. Brandenburg's pipe-delimited CSV (the LGB "Bodenrichtwertdatensätze", EPSG:25833). Assumed layout, taken
- *    from the VBORIS exchange short names (the LGB download is not reachable from here): a header row of column
- *    names, matched case-insensitively, e.g.
- *    `GESL|GENA|GASL|GABE|GENU|GEMA|ORTST|WNUM|BRW|WAE|STAG|BRKE|…|BEZUG|EPSG|ENTW|BEIT|NUTA|ERGNUTA|BAUW|GEZ|…|WGFZ|…|GEOM|BEM|FREI|BRZNAME|…`;
- *    `|` separates fields, a field may be wrapped in double quotes (`""` inside quotes is a quote), a record is
- *    one line. The geometry column is `GEOM` (also accepted: `WKT`, `GEOMETRIE`, `GEOMETRY`, `THE_GEOM`) and holds
- *    WKT or EWKT `POLYGON` / `MULTIPOLYGON`. Decimals may use a comma (`1,5`), `STAG` may be `YYYY-MM-DD` or
- *    `DD.MM.YYYY`. An `EPSG` column, when present and filled, names the CRS of its row. Columns we do not use
- *    are ignored. The text is UTF-8, or Windows-1252 when it is not valid UTF-8.
- * 2. GeoJSON FeatureCollection whose feature properties use the VBORIS names (any case). The CRS comes from the
- *    legacy `crs` member (`urn:ogc:def:crs:EPSG::25832`, …) or the caller; without either it is WGS84 (RFC 7946).
- *
- * Fields read: BRW (required, > 0), STAG (required), GFZ, WGFZ, NUTA (or ART), ENTW, BRZNAME, WNUM, GENA, GASL.
- * A row that fails a check is skipped and reported as a {@linkcode BadRow} (CSV: the physical line number, the
- * header being line 1; GeoJSON: the index in `features`). Rows with BRW 0 (e.g. restructuring areas shown
- * without a value) are reported as bad rows too: they carry no land value.
- *
- * One import is one state and ONE Stichtag: the caller's Stichtag, else the most frequent STAG among the rows
- * (the latest on a tie). Rows with another Stichtag are reported as bad rows and not imported; import them with a
- * second run naming their Stichtag.
+ * The file streams through a reader of its kind (`formats/layouts.ts`) and the attribute mapping of its layout;
+ * every feature becomes a zone (`brw_zone.ts`) and zones go to the database in batches of
+ * {@linkcode BATCH_ZONES} into a LOADING dataset (one batch inserted while the next is read), so neither the
+ * file nor its zones need to fit in memory. Then:
+ * the older values of zones that the file holds with several Stichtage are deleted (newest per zone key), and one
+ * short transaction makes the dataset the state's active one — only if its newest Stichtag is not older than the
+ * active dataset's (else `older_stichtag`, unless `allowOlder`). A re-import of the same file therefore replaces
+ * the state's dataset with an identical one (idempotent), and lookups switch from the old values to the new ones
+ * at that commit, never seeing a half-loaded file. Any failure deletes the loading dataset: nothing of the file
+ * stays. The replaced dataset's zones are deleted afterwards in batches.
  */
-import { AppError } from "../errors.ts";
+import { createHash } from "node:crypto";
+import { basename } from "node:path";
 import {
-  bboxOf,
-  type Crs,
-  parseCrs,
-  parseWkt,
-  SUPPORTED_CRS,
-  toWgs84,
-  toZoneGeometry,
-  type ZoneGeometry,
-} from "./geometry.ts";
-import type { BrwZoneInput } from "../db/brw_zones.ts";
-import { NON_RELEASING_STATES, STATE_BY_KEY_PREFIX, STATE_CODES, type StateCode } from "./states.ts";
+  activateDataset,
+  createLoadingDataset,
+  type DatasetRow,
+  deleteDataset,
+  deleteSuperseded,
+  purgeDatasets,
+} from "../db/brw_datasets.ts";
+import { insertZones } from "../db/brw_zones.ts";
+import type { Db } from "../db/connection.ts";
+import { AppError } from "../errors.ts";
+import { BrwImportError, fail } from "./brw_errors.ts";
+import { type DatasetSource, INVENTED_MARKER, INVENTED_SOURCE, STATE_SOURCES } from "./brw_sources.ts";
+import { toZone, type ZoneContext, type ZoneRecord } from "./brw_zone.ts";
+import { type CrsRef, crsRef } from "./crs.ts";
+import type { SourceFeature } from "./formats/feature.ts";
+import {
+  chooseMapping,
+  type FileInfo,
+  type FileKind,
+  type LayoutId,
+  readFeatures,
+  sniff,
+} from "./formats/layouts.ts";
+import { NON_RELEASING_STATES, STATE_CODES, type StateCode } from "./states.ts";
 
 export { type StateCode } from "./states.ts";
+export { INVENTED_MARKER } from "./brw_sources.ts";
+export type { ZoneRecord } from "./brw_zone.ts";
+
 /** States whose land values we have no licence to reuse (docs/contract.md §3.3); imports for them are refused. */
 export const REFUSED_STATES = NON_RELEASING_STATES;
+
+/** Zones per INSERT batch. */
+export const BATCH_ZONES = 1000;
 
 /** The state `code` (any case) accepted for import; throws AppError for unknown codes and the four refused states. */
 export function importState(code: string): StateCode {
@@ -63,346 +70,184 @@ export function importState(code: string): StateCode {
   return state;
 }
 
-/** One zone of an import, geometry already in WGS84. */
-export interface ZoneRecord extends BrwZoneInput {
-  /** Reference date, `YYYY-MM-DD`. */
-  stichtag: string;
-}
-
-/** A skipped row: where it is and why. */
-export interface BadRow {
-  /** CSV: the physical line number (header = 1). */
-  line?: number;
-  /** GeoJSON: the index in `features` (0-based). */
-  feature?: number;
-  reason: string;
-}
-
-/** `line 7: reason` or `features[3]: reason`. */
-export function formatBadRow(b: BadRow): string {
-  return `${b.line !== undefined ? `line ${b.line}` : `features[${b.feature}]`}: ${b.reason}`;
-}
-
-/** What to import and how to read it. */
-export interface ParseOptions {
+/** How to read a file. */
+export interface ReadOptions {
   /** The state the file belongs to (from {@linkcode importState}). */
   state: StateCode;
-  /** CRS of the coordinates when the file does not name one; default EPSG:25833 for CSV, WGS84 for GeoJSON. */
-  crs?: Crs | undefined;
-  /** The Stichtag to import; default: the most frequent one in the file. */
-  stichtag?: string | undefined;
-  /** Called after each row with the number of rows read and the total. */
+  /** The CRS from the command line, for files whose CRS travels outside them. */
+  crs?: CrsRef | undefined;
+  /** Called as the file is read, with the bytes (or records) done and the total. */
   onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
-/** The result of parsing one file. */
-export interface ParsedFile {
-  format: "csv" | "geojson";
-  /** The one Stichtag of this import. */
-  stichtag: string;
-  /** Valid rows of that Stichtag. */
-  zones: ZoneRecord[];
-  bad: BadRow[];
-  /** Data rows (CSV lines after the header, or features) in the file. */
-  rows: number;
-  /** Whether the file marks itself as invented test data ("ERFUNDENE TESTDATEN"). */
+/** What reading a file found besides its zones. */
+export interface ReadSummary {
+  layout: LayoutId | undefined;
+  features: number;
+  /** Features without a land value (BRW empty or 0), skipped. */
+  noValue: number;
+  /** Features of other states (by municipality key), skipped, by state. */
+  otherStates: Record<string, number>;
+  /** Distinct Stichtage of the zones. */
+  stichtage: Set<string>;
+  /** Whether the file marks itself as invented data ("ERFUNDENE TESTDATEN"). */
   invented: boolean;
 }
 
-/** A row before validation: upper-cased field names → raw values, plus the geometry source. */
-interface RawRow {
-  at: { line: number } | { feature: number };
-  props: Record<string, unknown>;
-  geometry: () => ZoneGeometry;
-  crs: () => Crs;
+/** The zones of the file at `path`, streamed; `summary` is filled as they come. */
+export async function* readZones(
+  path: string,
+  opts: ReadOptions,
+  summary: ReadSummary,
+): AsyncGenerator<ZoneRecord> {
+  const file = await sniff(path);
+  const info: FileInfo = {};
+  const features = readFeatures(path, file, info, opts.onProgress);
+  let ctx: ZoneContext | undefined;
+  let mapping: ReturnType<typeof chooseMapping>["mapping"] | undefined;
+  for await (const f of features) {
+    if (!mapping) {
+      const chosen = chooseMapping(file.kind, f);
+      mapping = chosen.mapping;
+      summary.layout = chosen.layout;
+      ctx = { state: opts.state, given: opts.crs, fallback: fallbackCrs(file.kind) };
+      summary.invented = (info.name ?? "").includes(INVENTED_MARKER) || marksInvented(f);
+    }
+    summary.features++;
+    const outcome = toZone(f, mapping.read(f), ctx!);
+    if (outcome.kind === "no_value") summary.noValue++;
+    else if (outcome.kind === "other_state") {
+      summary.otherStates[outcome.state] = (summary.otherStates[outcome.state] ?? 0) + 1;
+    } else {
+      summary.stichtage.add(outcome.zone.stichtag);
+      yield outcome.zone;
+    }
+  }
 }
 
-/** The marker of our synthetic fixtures. */
-export const INVENTED_MARKER = "ERFUNDENE TESTDATEN";
+/** A new, empty summary. */
+export function newSummary(): ReadSummary {
+  return {
+    layout: undefined,
+    features: 0,
+    noValue: 0,
+    otherStates: {},
+    stichtage: new Set(),
+    invented: false,
+  };
+}
 
-function bad(reason: string): AppError {
-  return new AppError("invalid_request", reason);
+/** GeoJSON and OGC API default to CRS84 (lon, lat); Brandenburg's CSV to EPSG:25833; GML must name its CRS. */
+function fallbackCrs(kind: FileKind): CrsRef | undefined {
+  if (kind === "json") return crsRef("CRS84");
+  if (kind === "csv") return crsRef("EPSG:25833");
+  return undefined;
+}
+
+function marksInvented(f: SourceFeature): boolean {
+  for (const a of f.attributes.values()) {
+    if (typeof a.value === "string" && a.value.includes(INVENTED_MARKER)) return true;
+  }
+  return false;
+}
+
+/** An import: the file, its state, and what the command line says about origin and licence. */
+export interface ImportOptions extends ReadOptions {
+  path: string;
+  /** Publisher named with the values (default: the state's, see `brw_sources.ts`). */
+  source?: string | undefined;
+  sourceUrl?: string | undefined;
+  licence?: string | undefined;
+  /** Replace the state's dataset even when the file's Stichtag is older. */
+  allowOlder?: boolean | undefined;
+}
+
+/** The outcome of an import. */
+export interface ImportResult extends Omit<ReadSummary, "stichtage"> {
+  dataset: DatasetRow;
+  replaced: DatasetRow | undefined;
+  /** Older values of the same zones deleted (newest Stichtag per zone). */
+  superseded: number;
 }
 
 /**
- * Parses a CSV or GeoJSON land-value file. Throws AppError when the file as a whole is unusable (unknown
- * format, broken JSON, missing columns, no valid zone); bad rows are returned, not thrown.
+ * Imports the file `opts.path` as the new dataset of `opts.state`. Throws a {@linkcode BrwImportError} (problem
+ * and location) for a file that cannot be imported; nothing of it stays then.
  */
-export function parseBrwFile(data: Uint8Array | string, opts: ParseOptions): ParsedFile {
-  const text = typeof data === "string" ? data.replace(/^\uFEFF/, "") : decode(data);
-  const geojson = text.trimStart().startsWith("{");
-  const raw = geojson ? geojsonRows(text, opts.crs) : csvRows(text, opts.crs ?? "EPSG:25833");
-  const zones: Array<{ at: RawRow["at"]; zone: ZoneRecord }> = [];
-  const badRows: BadRow[] = [...raw.bad];
-  raw.rows.forEach((row, i) => {
-    try {
-      zones.push({ at: row.at, zone: toZone(row, opts.state) });
-    } catch (e) {
-      badRows.push({ ...row.at, reason: reasonOf(e) });
+export async function importBrwFile(db: Db, opts: ImportOptions): Promise<ImportResult> {
+  const name = basename(opts.path);
+  const sha = await fileSha256(opts.path);
+  const summary = newSummary();
+  let datasetId: string | undefined;
+  // One batch is inserted while the next one is read: reading is this process's work, inserting the server's.
+  let inFlight: Promise<void> = Promise.resolve();
+  try {
+    let batch: ZoneRecord[] = [];
+    const flush = async () => {
+      const zones = batch;
+      batch = [];
+      datasetId ??= await createLoadingDataset(db, {
+        state: opts.state,
+        ...origin(opts, summary.invented, name),
+        layout: summary.layout ?? "unknown",
+        fileName: name.slice(0, 500),
+        fileSha256: sha,
+      });
+      await inFlight;
+      inFlight = insertZones(db, { id: datasetId, state: opts.state }, zones);
+      inFlight.catch(() => {}); // awaited before the next batch and at the end
+    };
+    for await (const zone of readZones(opts.path, opts, summary)) {
+      batch.push(zone);
+      if (batch.length >= BATCH_ZONES) await flush();
     }
-    opts.onProgress?.(i + 1, raw.rows.length);
-  });
-  const stichtag = opts.stichtag ?? mostFrequentStichtag(zones.map((z) => z.zone.stichtag));
-  if (!stichtag) throw bad(`no valid zone in the file (${badRows.length} bad rows)`);
-  const kept = zones.filter((z) => z.zone.stichtag === stichtag);
-  for (const z of zones) {
-    if (z.zone.stichtag !== stichtag) {
-      badRows.push({
-        ...z.at,
-        reason: `Stichtag ${z.zone.stichtag} is not this import's Stichtag ${stichtag}`,
+    if (batch.length > 0) await flush();
+    await inFlight;
+    if (datasetId === undefined) fail({ code: "no_zones", features: summary.features });
+    const superseded = summary.stichtage.size > 1 ? await deleteSuperseded(db, datasetId) : 0;
+    const activation = await activateDataset(
+      db,
+      datasetId,
+      (incoming, current) =>
+        opts.allowOlder === true || current.stichtag === null || incoming.stichtag >= current.stichtag,
+    );
+    if (!activation.activated) {
+      fail({
+        code: "older_stichtag",
+        stichtag: activation.incoming.stichtag,
+        active: activation.current.stichtag ?? "?",
+        dataset: activation.current.id,
       });
     }
-  }
-  if (kept.length === 0) throw bad(`no valid zone with Stichtag ${stichtag} in the file`);
-  badRows.sort((a, b) => (a.line ?? a.feature ?? 0) - (b.line ?? b.feature ?? 0));
-  return {
-    format: geojson ? "geojson" : "csv",
-    stichtag,
-    zones: kept.map((z) => z.zone),
-    bad: badRows,
-    rows: raw.rows.length + raw.bad.length,
-    invented: raw.invented,
-  };
-}
-
-function reasonOf(e: unknown): string {
-  return e instanceof AppError ? e.detail ?? e.code : String((e as Error)?.message ?? e);
-}
-
-function decode(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return new TextDecoder("windows-1252").decode(bytes);
-  }
-}
-
-function mostFrequentStichtag(values: string[]): string | undefined {
-  const counts = new Map<string, number>();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: [string, number] | undefined;
-  for (const [v, n] of counts) if (!best || n > best[1] || (n === best[1] && v > best[0])) best = [v, n];
-  return best?.[0];
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// CSV
-
-const GEOMETRY_COLUMNS = ["GEOM", "WKT", "GEOMETRIE", "GEOMETRY", "THE_GEOM"];
-
-interface RawRows {
-  rows: RawRow[];
-  bad: BadRow[];
-  invented: boolean;
-}
-
-function csvRows(text: string, crs: Crs): RawRows {
-  const lines = text.split(/\r?\n/);
-  const headerIndex = lines.findIndex((l) => l.trim() !== "");
-  if (headerIndex < 0) throw bad("the file is empty");
-  const header = splitCsvLine(lines[headerIndex]!)?.map((h) => h.trim().toUpperCase());
-  if (!header || header.length < 3) throw bad("not a pipe-delimited file with a header row");
-  const geomColumn = GEOMETRY_COLUMNS.find((c) => header.includes(c));
-  const missing = ["BRW", "STAG"].filter((c) => !header.includes(c));
-  if (!geomColumn) missing.push(`a geometry column (${GEOMETRY_COLUMNS.join(" or ")})`);
-  if (missing.length) throw bad(`the header lacks ${missing.join(", ")}`);
-  const out: RawRows = { rows: [], bad: [], invented: false };
-  for (let i = headerIndex + 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === "") continue;
-    if (line.includes(INVENTED_MARKER)) out.invented = true;
-    const at = { line: i + 1 };
-    const fields = splitCsvLine(line);
-    if (!fields) out.bad.push({ ...at, reason: "unterminated quote" });
-    else if (fields.length !== header.length) {
-      out.bad.push({ ...at, reason: `${fields.length} fields where the header has ${header.length}` });
-    } else {
-      const props = Object.fromEntries(header.map((h, j) => [h, fields[j]!]));
-      const wkt = String(props[geomColumn!] ?? "");
-      out.rows.push({ at, props, geometry: () => parseWkt(wkt), crs: () => rowCrs(props, crs) });
-    }
-  }
-  return out;
-}
-
-/** The row's own `EPSG` column when filled (checked later), else the file's CRS. */
-function rowCrs(props: Record<string, unknown>, crs: Crs): Crs {
-  const v = String(props.EPSG ?? "").trim();
-  if (v === "") return crs;
-  const parsed = parseCrs(v);
-  if (!parsed) throw bad(`EPSG ${JSON.stringify(v)} is not one of ${SUPPORTED_CRS.join(", ")}`);
-  return parsed;
-}
-
-/** Splits one `|`-delimited record; double quotes wrap a field. Undefined when a quote is not closed. */
-function splitCsvLine(line: string): string[] | undefined {
-  const fields: string[] = [];
-  let i = 0;
-  for (;;) {
-    if (line[i] === '"') {
-      let value = "";
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) return undefined;
-        value += line.slice(i, q);
-        if (line[q + 1] === '"') {
-          value += '"';
-          i = q + 2;
-        } else {
-          i = q + 1;
-          break;
-        }
-      }
-      const end = line.indexOf("|", i);
-      fields.push(value + line.slice(i, end < 0 ? line.length : end));
-      if (end < 0) return fields;
-      i = end + 1;
-    } else {
-      const end = line.indexOf("|", i);
-      fields.push(line.slice(i, end < 0 ? line.length : end));
-      if (end < 0) return fields;
-      i = end + 1;
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// GeoJSON
-
-function geojsonRows(text: string, crsOption: Crs | undefined): RawRows {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
+    datasetId = undefined;
+    await purgeDatasets(db, opts.state);
+    const { stichtage: _, ...rest } = summary;
+    return { ...rest, dataset: activation.dataset, replaced: activation.replaced, superseded };
   } catch (e) {
-    throw bad(`not valid JSON: ${(e as Error).message}`);
+    await inFlight.catch(() => {});
+    if (datasetId !== undefined) await deleteDataset(db, datasetId).catch(() => {});
+    throw e instanceof BrwImportError ? e.inFile(name) : e;
   }
-  const fc = doc as { type?: unknown; features?: unknown; crs?: unknown; name?: unknown };
-  if (fc?.type !== "FeatureCollection" || !Array.isArray(fc.features)) {
-    throw bad("GeoJSON is not a FeatureCollection with a features array");
-  }
-  const crs = geojsonCrs(fc.crs, crsOption);
-  const out: RawRows = { rows: [], bad: [], invented: String(fc.name ?? "").includes(INVENTED_MARKER) };
-  fc.features.forEach((f: unknown, feature) => {
-    const { properties, geometry } = (f ?? {}) as { properties?: unknown; geometry?: unknown };
-    if (typeof properties !== "object" || properties === null) {
-      out.bad.push({ feature, reason: "feature has no properties" });
-      return;
-    }
-    const props = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k.toUpperCase(), v]));
-    if (Object.values(props).some((v) => typeof v === "string" && v.includes(INVENTED_MARKER))) {
-      out.invented = true;
-    }
-    out.rows.push({ at: { feature }, props, geometry: () => toZoneGeometry(geometry), crs: () => crs });
-  });
-  return out;
 }
 
-/** The file's `crs` member, the caller's CRS, or WGS84; a conflict between the first two is an error. */
-function geojsonCrs(member: unknown, option: Crs | undefined): Crs {
-  const name = (member as { properties?: { name?: unknown } } | undefined)?.properties?.name;
-  if (name === undefined) return option ?? "EPSG:4326";
-  const crs = parseCrs(String(name));
-  if (!crs) throw bad(`GeoJSON crs ${JSON.stringify(name)} is not one of ${SUPPORTED_CRS.join(", ")}`);
-  if (option && option !== crs) throw bad(`the file declares ${crs} but ${option} was given`);
-  return crs;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// One row → one zone
-
-/** Germany with a margin: converted coordinates outside it mean a wrong CRS or broken data. */
-const GERMANY = { minLat: 47.0, maxLat: 55.3, minLng: 5.5, maxLng: 15.3 };
-
-function toZone(row: RawRow, state: StateCode): ZoneRecord {
-  const p = row.props;
-  const brw = number(p.BRW, "BRW");
-  if (brw === null) throw bad("BRW is missing");
-  if (brw <= 0) throw bad("BRW is 0: a zone without a land value");
-  const stichtag = date(p.STAG);
-  const key = digits(p.GASL, "GASL");
-  if (key && STATE_BY_KEY_PREFIX[key.slice(0, 2)] !== state) {
-    throw bad(`GASL ${key} belongs to ${STATE_BY_KEY_PREFIX[key.slice(0, 2)] ?? "no state"}, not ${state}`);
-  }
-  const crs = row.crs();
-  const geometry = toWgs84(row.geometry(), crs);
-  const box = bboxOf(geometry);
-  if (
-    box.minY < GERMANY.minLat || box.maxY > GERMANY.maxLat || box.minX < GERMANY.minLng ||
-    box.maxX > GERMANY.maxLng
-  ) {
-    throw bad(`geometry lies outside Germany after conversion from ${crs} (wrong CRS?)`);
-  }
+/** Source and licence: the flags, else invented-data labels for our fixtures, else the state's defaults. */
+function origin(opts: ImportOptions, invented: boolean, name: string): DatasetSource {
+  const fallback: DatasetSource | undefined = invented
+    ? { source: INVENTED_SOURCE.source(name), sourceUrl: null, licence: INVENTED_SOURCE.licence }
+    : STATE_SOURCES[opts.state];
+  const licence = opts.licence ?? fallback?.licence;
+  const source = opts.source ?? fallback?.source;
+  if (licence === undefined || source === undefined) fail({ code: "no_licence", state: opts.state });
   return {
-    stichtag,
-    brw,
-    gfz: ratio(p.GFZ, "GFZ"),
-    wgfz: ratio(p.WGFZ, "WGFZ"),
-    nutzung: code(blank(p.NUTA) ? p.ART : p.NUTA, "NUTA", 20),
-    entwicklung: code(p.ENTW, "ENTW", 10),
-    zone_name: text(p.BRZNAME, "BRZNAME", 300),
-    zone_number: text(p.WNUM, "WNUM", 50),
-    municipality_name: text(p.GENA, "GENA", 200),
-    municipality_key: key,
-    geometry,
-    min_lat: box.minY,
-    max_lat: box.maxY,
-    min_lng: box.minX,
-    max_lng: box.maxX,
+    source: source.slice(0, 500),
+    sourceUrl: opts.sourceUrl ?? (opts.source === undefined ? fallback?.sourceUrl ?? null : null),
+    licence: licence.slice(0, 200),
   };
 }
 
-function blank(v: unknown): boolean {
-  return v === null || v === undefined || (typeof v === "string" && v.trim() === "");
-}
-
-function number(v: unknown, name: string): number | null {
-  if (blank(v)) return null;
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  const s = String(v).trim();
-  const normalised = /^\d+,\d+$/.test(s) ? s.replace(",", ".") : s;
-  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(normalised) ? Number(normalised) : NaN;
-  if (!Number.isFinite(n) || n < 0) throw bad(`${name} is not a number ≥ 0: ${JSON.stringify(v)}`);
-  return n;
-}
-
-function ratio(v: unknown, name: string): number | null {
-  const n = number(v, name);
-  if (n !== null && (n <= 0 || n > 50)) throw bad(`${name} ${n} is outside 0 < ${name} ≤ 50`);
-  return n;
-}
-
-function date(v: unknown): string {
-  if (blank(v)) throw bad("STAG is missing");
-  const s = String(v).trim();
-  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[T ].*|Z)?$/.exec(s);
-  const german = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(s);
-  const [y, m, d] = iso ? [iso[1], iso[2], iso[3]] : german ? [german[3], german[2], german[1]] : [];
-  const out = y && m && d ? `${y}-${m.padStart(2, "0")}-${d.padStart(2, "0")}` : "";
-  const t = new Date(`${out}T00:00:00Z`);
-  if (!out || Number.isNaN(t.getTime()) || t.toISOString().slice(0, 10) !== out) {
-    throw bad(`STAG is not a date (YYYY-MM-DD or DD.MM.YYYY): ${JSON.stringify(v)}`);
-  }
-  if (out < "1960-01-01" || out > "2100-12-31") throw bad(`STAG ${out} is out of range`);
-  return out;
-}
-
-function text(v: unknown, name: string, max: number): string | null {
-  if (blank(v)) return null;
-  const s = String(v).trim();
-  if (s.length > max) throw bad(`${name} is longer than ${max} characters`);
-  return s;
-}
-
-function code(v: unknown, name: string, max: number): string | null {
-  return text(v, name, max)?.toUpperCase() ?? null;
-}
-
-function digits(v: unknown, name: string): string | null {
-  // A key given as a JSON number has lost its leading zero (05111000 → 5111000): AGS have eight digits.
-  const s = typeof v === "number" ? String(v).padStart(8, "0") : text(v, name, 12);
-  if (s !== null && !/^\d{2,12}$/.test(s)) {
-    throw bad(`${name} is not a numeric municipality key: ${JSON.stringify(s)}`);
-  }
-  return s;
+/** The SHA-256 of a file in hex, read in chunks. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of (await Deno.open(path)).readable) hash.update(chunk);
+  return hash.digest("hex");
 }

@@ -1,14 +1,27 @@
 /**
- * Import of land-value files: both formats and CRSs, bad rows with their line numbers, broken files, atomic
- * replacement of one state's Stichtag, re-import, refused states, and the `brw:import` task itself.
+ * Import of land-value files as datasets: the CSV and GeoJSON layouts read since the start, CRSs, files that
+ * fail whole with their location, the dataset rules (a re-import is idempotent, a new Stichtag replaces the old
+ * one only once it has loaded, an older one is refused, other states stay), the data migration of zones imported
+ * before datasets existed, and the `brw:import` and `brw:datasets` tasks. The layouts of the state services are
+ * tested in tests/brw_layouts_test.ts.
  */
 import assert from "node:assert/strict";
-import { countZones, replaceZones } from "../db/brw_zones.ts";
+import { listDatasets } from "../db/brw_datasets.ts";
+import { countZones } from "../db/brw_zones.ts";
 import type { Db } from "../db/connection.ts";
-import { AppError } from "../errors.ts";
 import { main } from "../tasks/brw_import.ts";
-import { closeAfterAll, openTestDb } from "../tests/helpers.ts";
-import { formatBadRow, importState, parseBrwFile, type ParsedFile, REFUSED_STATES } from "./brw_import.ts";
+import { main as datasetsMain } from "../tasks/brw_datasets.ts";
+import { openTestDb } from "../tests/helpers.ts";
+import { BrwImportError, type BrwProblem } from "./brw_errors.ts";
+import {
+  importBrwFile,
+  importState,
+  newSummary,
+  readZones,
+  REFUSED_STATES,
+  type ZoneRecord,
+} from "./brw_import.ts";
+import { crsRef } from "./crs.ts";
 import type { MultiPolygonGeometry, PolygonGeometry } from "./geometry.ts";
 import { zoneValueAt } from "./zones.ts";
 
@@ -16,13 +29,11 @@ Deno.test.sanitizer({ ops: true, resources: true });
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
-const read = (name: string) => Deno.readFile(fixture(name));
 
 const BB_2024 = "bb_potsdam_2024_epsg25833.csv";
 const BB_2022 = "bb_potsdam_2022_epsg25833.csv";
 const NW = "nw_duesseldorf_koeln_epsg25832.geojson";
 const NI = "ni_hannover_epsg4326.geojson";
-const BROKEN = "broken_truncated.geojson";
 
 /** Innenstadt Potsdam (367400 5807300 in EPSG:25833, by cs2cs). */
 const POTSDAM_INNENSTADT = [52.39985581, 13.05097061] as const;
@@ -33,17 +44,49 @@ function near(actual: number[] | undefined, want: [number, number], tolerance = 
   assert.ok(Math.abs(x! - want[0]) < tolerance && Math.abs(y! - want[1]) < tolerance, `${actual} vs ${want}`);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Parsing (no database)
+async function zonesOf(path: string, state: "BB" | "NW" | "NI" | "HE", crs?: string) {
+  const summary = newSummary();
+  const zones: ZoneRecord[] = [];
+  for await (const z of readZones(path, { state, crs: crs ? crsRef(crs) : undefined }, summary)) {
+    zones.push(z);
+  }
+  return { zones, summary };
+}
 
-Deno.test("Brandenburg CSV in EPSG:25833: zones, hole, multipolygon, decimal commas, one broken row", async () => {
-  const f = parseBrwFile(await read(BB_2024), { state: "BB" });
-  assert.equal(f.format, "csv");
-  assert.equal(f.stichtag, "2024-01-01", "STAG 01.01.2024");
-  assert.equal(f.rows, 7);
-  assert.equal(f.invented, true);
-  assert.deepEqual(f.bad, [{ line: 8, reason: "WKT ends before the geometry is closed" }]);
-  assert.deepEqual(f.zones.map((z) => [z.zone_number, z.brw, z.nutzung, z.entwicklung]), [
+/** The typed error a read of `path` fails with. */
+async function readError(
+  path: string,
+  state: "BB" | "NW" | "NI" = "BB",
+  crs?: string,
+): Promise<BrwImportError> {
+  try {
+    await zonesOf(path, state, crs);
+  } catch (e) {
+    if (e instanceof BrwImportError) return e;
+    throw e;
+  }
+  throw new Error(`${path} was read without an error`);
+}
+
+async function tempFile(content: string | Uint8Array, suffix: string): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix });
+  if (typeof content === "string") await Deno.writeTextFile(path, content);
+  else await Deno.writeFile(path, content);
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading (no database)
+
+Deno.test("Brandenburg CSV in EPSG:25833: zones, hole, multipolygon, decimal commas", async () => {
+  const { zones, summary } = await zonesOf(fixture(BB_2024), "BB");
+  assert.deepEqual([summary.layout, summary.features, summary.invented, [...summary.stichtage]], [
+    "vboris_csv",
+    6,
+    true,
+    ["2024-01-01"],
+  ]);
+  assert.deepEqual(zones.map((z) => [z.zone_number, z.brw, z.nutzung, z.entwicklung]), [
     ["1001", 1100, "W", "B"],
     ["1002", 420, "GE", "B"],
     ["1003", 900, "MI", "B"],
@@ -51,7 +94,7 @@ Deno.test("Brandenburg CSV in EPSG:25833: zones, hole, multipolygon, decimal com
     ["1005", 750, "W", "B"],
     ["1006", 1.2, "LW", "LF"],
   ]);
-  const [innenstadt] = f.zones;
+  const [innenstadt] = zones;
   assert.deepEqual(
     [
       innenstadt?.zone_name,
@@ -62,72 +105,55 @@ Deno.test("Brandenburg CSV in EPSG:25833: zones, hole, multipolygon, decimal com
     ],
     ["Innenstadt", null, 1.2, "Potsdam", "12054000"],
   );
+  assert.equal(innenstadt?.zone_key, "12054000|1001");
   const g = innenstadt?.geometry as PolygonGeometry;
-  assert.equal(g.type, "Polygon");
   assert.equal(g.coordinates.length, 2, "outer ring and hole");
   near(g.coordinates[0]![0], [13.04561114, 52.38807811]); // 367000 5806000 by cs2cs
-  assert.ok(innenstadt!.min_lat < 52.3881 && innenstadt!.max_lat > 52.40);
-  const babelsberg = f.zones[4]?.geometry as MultiPolygonGeometry;
-  assert.equal(babelsberg.type, "MultiPolygon");
-  assert.equal(babelsberg.coordinates.length, 2);
+  assert.equal((zones[4]?.geometry as MultiPolygonGeometry).coordinates.length, 2);
 });
 
-Deno.test("GeoJSON in EPSG:25832 (crs member) with VBORIS names", async () => {
-  const f = parseBrwFile(await read(NW), { state: "NW" });
-  assert.deepEqual([f.format, f.stichtag, f.zones.length, f.bad, f.invented], [
-    "geojson",
-    "2024-01-01",
-    7,
-    [],
-    true,
-  ]);
-  const koe = f.zones[0]!;
+Deno.test("GeoJSON in EPSG:25832 (crs member) and in WGS84 with lower-case names", async () => {
+  const nw = await zonesOf(fixture(NW), "NW");
+  assert.deepEqual([nw.summary.layout, nw.zones.length], ["vboris_geojson", 7]);
+  const koe = nw.zones[0]!;
   assert.deepEqual(
     [koe.zone_name, koe.brw, koe.gfz, koe.wgfz, koe.nutzung, koe.municipality_name, koe.municipality_key],
     ["Königsallee", 3500, 3, null, "MK", "Düsseldorf", "05111000"],
   );
   near((koe.geometry as PolygonGeometry).coordinates[0]![0], [6.77312059, 51.22317845]); // 344500 5677000
-  assert.equal(f.zones[6]?.geometry.type, "MultiPolygon");
+  const ni = await zonesOf(fixture(NI), "NI");
+  assert.deepEqual((ni.zones[0]!.geometry as PolygonGeometry).coordinates[0]![0], [9.73, 52.37], "unchanged");
 });
 
-Deno.test("GeoJSON in WGS84 without a crs member, lower-case property names", async () => {
-  const f = parseBrwFile(await read(NI), { state: "NI" });
-  assert.deepEqual([f.stichtag, f.zones.length, f.bad], ["2024-01-01", 3, []]);
-  const mitte = f.zones[0]!;
-  assert.deepEqual([mitte.zone_name, mitte.brw, mitte.gfz, mitte.nutzung, mitte.entwicklung], [
-    "Mitte",
-    2200,
-    2.5,
-    "MK",
-    "B",
-  ]);
-  assert.deepEqual((mitte.geometry as PolygonGeometry).coordinates[0]![0], [9.73, 52.37], "unchanged");
-  assert.deepEqual([mitte.min_lng, mitte.min_lat, mitte.max_lng, mitte.max_lat], [9.73, 52.37, 9.745, 52.38]);
-});
-
-Deno.test("the CRS: --crs for GeoJSON without crs member; a conflict with the file is refused", () => {
-  const utm = JSON.stringify({
-    type: "FeatureCollection",
-    features: [{
-      type: "Feature",
-      properties: { BRW: 100, STAG: "2024-01-01" },
-      geometry: {
-        type: "Polygon",
-        coordinates: [[[356000, 5645000], [357000, 5645000], [357000, 5646000], [356000, 5645000]]],
-      },
-    }],
-  });
-  const f = parseBrwFile(utm, { state: "NW", crs: "EPSG:25832" });
-  assert.ok(Math.abs(f.zones[0]!.min_lat - 50.93) < 0.01);
-  assert.throws(() => parseBrwFile(utm, { state: "NW" }), /no valid zone/, "read as WGS84 it lies nowhere");
-  assert.throws(
-    () =>
-      parseBrwFile(new TextDecoder().decode(Deno.readFileSync(fixture(NW))), {
-        state: "NW",
-        crs: "EPSG:25833",
-      }),
-    /declares EPSG:25832 but EPSG:25833 was given/,
+Deno.test("the CRS: --crs for GeoJSON without a crs member; a conflict with the file fails", async () => {
+  const utm = await tempFile(
+    JSON.stringify({
+      type: "FeatureCollection",
+      features: [{
+        type: "Feature",
+        properties: { BRW: 100, STAG: "2024-01-01" },
+        geometry: {
+          type: "Polygon",
+          coordinates: [[[356000, 5645000], [357000, 5645000], [357000, 5646000], [356000, 5645000]]],
+        },
+      }],
+    }),
+    ".geojson",
   );
+  try {
+    const { zones } = await zonesOf(utm, "NW", "EPSG:25832");
+    assert.ok(Math.abs(zones[0]!.min_lat - 50.93) < 0.01);
+    const asWgs84 = await readError(utm, "NW");
+    assert.deepEqual([asWgs84.problem.code, asWgs84.at.feature], ["crs_mismatch", 0]);
+    const conflict = await readError(fixture(NW), "NW", "EPSG:25833");
+    assert.deepEqual(conflict.problem, {
+      code: "crs_conflict",
+      declared: "urn:ogc:def:crs:EPSG::25832",
+      given: "EPSG:25833",
+    });
+  } finally {
+    await Deno.remove(utm);
+  }
 });
 
 const HEADER = "GENA|GASL|WNUM|BRW|STAG|NUTA|ENTW|WGFZ|GEOM";
@@ -135,93 +161,136 @@ const SQUARE = "POLYGON((367000 5806000, 368000 5806000, 368000 5807000, 367000 
 const row = (brw: string, stag = "2024-01-01", extra = "") =>
   `Potsdam|12054000|9|${brw}|${stag}|W|B|${extra}|${SQUARE}`;
 
-Deno.test("bad rows are skipped and reported with their line number and reason", () => {
-  const csv = [
-    HEADER,
-    row("500"),
-    row("abc"),
-    row("0"),
-    row("500", "32.01.2024"),
-    "Potsdam|05111000|9|500|2024-01-01|W|B||" + SQUARE,
-    "",
-    "Potsdam|12054000|9|500|2024-01-01|W|B||POLYGON((13.06 52.39, 13.07 52.39, 13.07 52.40, 13.06 52.39))",
-    "Potsdam|12054000|9|500",
-    'Potsdam|"12054000|9|500|2024-01-01|W|B||' + SQUARE,
-    row("500", "2024-01-01", "x"),
-    row("1.234,5"),
-  ].join("\r\n");
-  const f = parseBrwFile(csv, { state: "BB" });
-  assert.equal(f.zones.length, 1);
-  assert.equal(f.rows, 10, "the blank line is not a row");
-  assert.deepEqual(f.bad.map(formatBadRow), [
-    'line 3: BRW is not a number ≥ 0: "abc"',
-    "line 4: BRW is 0: a zone without a land value",
-    'line 5: STAG is not a date (YYYY-MM-DD or DD.MM.YYYY): "32.01.2024"',
-    "line 6: GASL 05111000 belongs to NW, not BB",
-    "line 8: geometry lies outside Germany after conversion from EPSG:25833 (wrong CRS?)",
-    "line 9: 4 fields where the header has 9",
-    "line 10: unterminated quote",
-    'line 11: WGFZ is not a number ≥ 0: "x"',
-    'line 12: BRW is not a number ≥ 0: "1.234,5"',
+Deno.test("a bad row fails the whole file with its line and the reason, typed", async () => {
+  const cases: Array<[string[], BrwProblem, number]> = [
+    [[HEADER, row("500"), row("abc")], {
+      code: "bad_value",
+      field: "BRW",
+      value: "abc",
+      expected: "a number ≥ 0",
+    }, 3],
+    [[HEADER, row("500", "32.01.2024")], {
+      code: "bad_value",
+      field: "STAG",
+      value: "32.01.2024",
+      expected: "a date (YYYY-MM-DD or DD.MM.YYYY)",
+    }, 2],
+    [[HEADER, row("500", "")], { code: "missing_field", field: "STAG" }, 2],
+    [[HEADER, "Potsdam|12054000|9|500"], { code: "malformed", detail: "4 fields where the header has 9" }, 2],
+    [[HEADER, 'Potsdam|"12054000|9|500|2024-01-01|W|B||' + SQUARE], {
+      code: "malformed",
+      detail: "a quote is not closed",
+    }, 2],
+    [[HEADER, "Potsdam|12054000|9|500|2024-01-01|W|B||"], { code: "missing_geometry" }, 2],
+    [[HEADER, row("500", "2024-01-01", "x")], {
+      code: "bad_value",
+      field: "WGFZ",
+      value: "x",
+      expected: "a number ≥ 0",
+    }, 2],
+    [
+      [
+        HEADER,
+        "Potsdam|12054000|9|500|2024-01-01|W|B||POLYGON((13.06 52.39, 13.07 52.39, 13.07 52.40, 13.06 52.39))",
+      ],
+      { code: "crs_mismatch", crs: "EPSG:25833", state: "BB", lng: 10.51137312, lat: 0.00047253 },
+      2,
+    ],
+  ];
+  for (const [lines, problem, line] of cases) {
+    const path = await tempFile(lines.join("\r\n"), ".csv");
+    try {
+      const e = await readError(path);
+      assert.deepEqual([e.problem, e.at.line], [problem, line], lines.at(-1));
+    } finally {
+      await Deno.remove(path);
+    }
+  }
+  const broken = await readError(fixture("bb_broken_wkt_epsg25833.csv"));
+  assert.deepEqual([broken.problem, broken.at], [
+    { code: "bad_geometry", detail: "WKT ends before the geometry is closed" },
+    { line: 3, feature: 1 },
   ]);
 });
 
-Deno.test("one Stichtag per import: other Stichtage are bad rows, or chosen with the stichtag option", () => {
-  const csv = [HEADER, row("500"), row("510", "01.01.2022"), row("520"), row("530")].join("\n");
-  const f = parseBrwFile(csv, { state: "BB" });
-  assert.deepEqual([f.stichtag, f.zones.map((z) => z.brw)], ["2024-01-01", [500, 520, 530]]);
-  assert.deepEqual(f.bad, [{
-    line: 3,
-    reason: "Stichtag 2022-01-01 is not this import's Stichtag 2024-01-01",
-  }]);
-  const g = parseBrwFile(csv, { state: "BB", stichtag: "2022-01-01" });
-  assert.deepEqual([g.stichtag, g.zones.map((z) => z.brw), g.bad.map((b) => b.line)], ["2022-01-01", [510], [
-    2,
-    4,
-    5,
-  ]]);
-  assert.throws(
-    () => parseBrwFile(csv, { state: "BB", stichtag: "2020-01-01" }),
-    /no valid zone with Stichtag 2020-01-01/,
+Deno.test("zones without a land value and zones of other states are skipped and counted", async () => {
+  const path = await tempFile(
+    [HEADER, row("500"), row("0"), row(""), row("510").replace("12054000", "05111000")].join("\n"),
+    ".csv",
   );
+  try {
+    const { zones, summary } = await zonesOf(path, "BB");
+    assert.deepEqual([zones.map((z) => z.brw), summary.noValue, summary.otherStates, summary.features], [
+      [500],
+      2,
+      { NW: 1 },
+      4,
+    ]);
+  } finally {
+    await Deno.remove(path);
+  }
 });
 
-Deno.test("quoted fields, a UTF-8 BOM, EWKT and Windows-1252 text", () => {
+Deno.test("quoted fields, a UTF-8 BOM, EWKT, Windows-1252 text, German thousands", async () => {
   const csv =
-    `\uFEFF${HEADER}\n"Königs Wusterhausen"|12061260|"7|a"|"1,5"|2024-01-01|LW|LF||SRID=25833;${SQUARE}`;
-  const utf8 = parseBrwFile(new TextEncoder().encode(csv), { state: "BB" });
-  assert.deepEqual([utf8.zones[0]?.municipality_name, utf8.zones[0]?.zone_number, utf8.zones[0]?.brw], [
-    "Königs Wusterhausen",
-    "7|a",
-    1.5,
-  ]);
-  const latin = Uint8Array.from([...csv.slice(1)].map((c) => c.charCodeAt(0)));
-  assert.equal(parseBrwFile(latin, { state: "BB" }).zones[0]?.municipality_name, "Königs Wusterhausen");
+    `\uFEFF${HEADER}\n"Königs Wusterhausen"|12061260|"7|a"|"1.234,5"|2024-01-01|LW|LF||SRID=25833;${SQUARE}`;
+  const utf8 = await tempFile(csv, ".csv");
+  const latin = await tempFile(Uint8Array.from([...csv.slice(1)].map((c) => c.charCodeAt(0))), ".csv");
+  try {
+    const [z] = (await zonesOf(utf8, "BB")).zones;
+    assert.deepEqual([z?.municipality_name, z?.zone_number, z?.brw], ["Königs Wusterhausen", "7|a", 1234.5]);
+    assert.equal((await zonesOf(latin, "BB")).zones[0]?.municipality_name, "Königs Wusterhausen");
+  } finally {
+    await Deno.remove(utf8);
+    await Deno.remove(latin);
+  }
 });
 
-Deno.test("unusable files are refused as a whole", async () => {
-  const cases: Array<[Uint8Array | string, RegExp]> = [
-    [await read(BROKEN), /not valid JSON/],
-    ["", /empty/],
-    ["BRW;STAG;GEOM\n1;2;3", /not a pipe-delimited file/],
-    ["GENA|BRW|WNUM\nPotsdam|1|2", /lacks STAG, a geometry column/],
-    ['{"type": "Feature"}', /not a FeatureCollection/],
+Deno.test("unusable files fail whole with a typed problem", async () => {
+  const cases: Array<[string, string, BrwProblem["code"]]> = [
+    ["", ".csv", "unknown_layout"],
+    ["BRW;STAG;GEOM\n1;2;3", ".csv", "unknown_layout"],
+    ["GENA|BRW|WNUM\nPotsdam|1|2", ".csv", "missing_field"],
+    ['{"type": "Feature"}', ".json", "unknown_layout"],
     [
       JSON.stringify({
         type: "FeatureCollection",
         crs: { properties: { name: "EPSG:31467" } },
         features: [],
       }),
-      /31467/,
+      ".json",
+      "unsupported_crs",
     ],
-    [[HEADER, row("abc")].join("\n"), /no valid zone in the file \(1 bad rows\)/],
+    [JSON.stringify({ type: "FeatureCollection", features: [] }), ".json", "no_zones"],
+    [
+      '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"BRW": 1}',
+      ".json",
+      "truncated",
+    ],
+    ['{"type": "FeatureCollection", "features": [}', ".json", "malformed"],
+    ["<wfs:FeatureCollection xmlns:wfs='http://www.opengis.net/wfs/2.0'><wfs:member>", ".gml", "truncated"],
+    [
+      "<ows:ExceptionReport xmlns:ows='http://www.opengis.net/ows/1.1'>layer unknown</ows:ExceptionReport>",
+      ".xml",
+      "malformed",
+    ],
   ];
-  for (const [data, re] of cases) {
-    assert.throws(
-      () => parseBrwFile(data, { state: "BB" }),
-      (e) => e instanceof AppError && re.test(e.message),
-    );
+  for (const [content, suffix, code] of cases) {
+    const path = await tempFile(content, suffix);
+    try {
+      const db = { kysely: undefined } as unknown as Db; // the file fails before any statement
+      await assert.rejects(importBrwFile(db, { path, state: "BB" }), (e) => {
+        assert.ok(e instanceof BrwImportError, String(e));
+        assert.equal(e.problem.code, code, content);
+        assert.ok(e.at.file?.endsWith(suffix));
+        return true;
+      });
+    } finally {
+      await Deno.remove(path);
+    }
   }
+  const truncated = await readError(fixture("broken_truncated.geojson"), "NW");
+  assert.equal(truncated.problem.code, "truncated");
 });
 
 Deno.test("the four non-releasing states are refused with the licence reason", () => {
@@ -231,94 +300,130 @@ Deno.test("the four non-releasing states are refused with the licence reason", (
   }
   assert.throws(() => importState("XX"), /unknown state "XX"/);
   assert.equal(importState(" bb "), "BB");
-  assert.equal(importState("NW"), "NW");
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Into the database
+// Datasets in the database
 
-const tdb = await openTestDb();
-const db = tdb.db;
-closeAfterAll(tdb);
-
-async function importFile(name: string, state: "BB" | "NW" | "NI", stichtag?: string): Promise<ParsedFile> {
-  const f = parseBrwFile(await read(name), { state, stichtag });
-  await replaceZones(db, { state, stichtag: f.stichtag, source: name, licence: "test", zones: f.zones });
-  return f;
+/**
+ * The database tests run as steps of one test that opens and closes its own database: PGlite arms timers (for its
+ * statistics) that only closing it clears, and the ops sanitizer counts a timer that outlives a test as a leak.
+ */
+let db: Db;
+const dbSteps: Array<[string, () => Promise<void>]> = [];
+function dbTest(name: string, fn: () => Promise<void>): void {
+  dbSteps.push([name, fn]);
 }
 
 async function innenstadtValue(): Promise<number | undefined> {
   return (await zoneValueAt(db, POTSDAM_INNENSTADT[0], POTSDAM_INNENSTADT[1], "apartment"))?.brw;
 }
 
-Deno.test("re-importing the same Stichtag replaces it; other Stichtage and states stay", async () => {
-  await importFile(BB_2022, "BB");
-  await importFile(BB_2024, "BB");
-  await importFile(NW, "NW");
+const activeBb = async () => (await listDatasets(db, { state: "BB" }))[0];
+
+dbTest("an import records its dataset; a re-import of the same file is idempotent", async () => {
+  const first = await importBrwFile(db, { path: fixture(BB_2024), state: "BB", licence: "dl-de/by-2-0" });
+  assert.equal(first.dataset.zoneCount, 6);
+  const again = await importBrwFile(db, { path: fixture(BB_2024), state: "BB", licence: "dl-de/by-2-0" });
+  const d = again.dataset;
   assert.deepEqual(
-    [await countZones(db, { state: "BB", stichtag: "2024-01-01" }), await countZones(db, { state: "BB" })],
-    [6, 8],
+    [d.state, d.status, d.stichtag, d.zoneCount, d.licence, d.layout, d.fileName, again.replaced?.id],
+    ["BB", "active", "2024-01-01", 6, "dl-de/by-2-0", "vboris_csv", BB_2024, first.dataset.id],
   );
-  const again = parseBrwFile(await read(BB_2024), { state: "BB" });
-  const r = await replaceZones(db, {
-    state: "BB",
-    stichtag: "2024-01-01",
-    source: "s",
-    licence: "l",
-    zones: again.zones,
-  });
-  assert.deepEqual(r, { deleted: 6, inserted: 6 });
-  assert.equal(await countZones(db, { state: "BB" }), 8, "no duplicates");
-  // A smaller re-import of 2024 leaves 2022 and NW alone.
-  const two = again.zones.slice(0, 2).map((z) => ({ ...z, brw: z.brw + 1 }));
-  await replaceZones(db, { state: "BB", stichtag: "2024-01-01", source: "s", licence: "l", zones: two });
-  assert.deepEqual(
-    [
-      await countZones(db, { state: "BB", stichtag: "2024-01-01" }),
-      await countZones(db, { state: "BB", stichtag: "2022-01-01" }),
-      await countZones(db, { state: "NW" }),
-    ],
-    [2, 2, 7],
+  assert.equal(d.source, `ERFUNDENE TESTDATEN: Beispieldaten (${BB_2024})`, "invented data names itself");
+  assert.match(d.fileSha256 ?? "", /^[0-9a-f]{64}$/);
+  assert.equal(d.fileSha256, first.dataset.fileSha256);
+  assert.ok(d.importedAt !== null && d.importedAt >= first.dataset.importedAt!);
+  assert.equal(await countZones(db, { state: "BB" }), 6, "no duplicates");
+  assert.equal(
+    (await listDatasets(db, { state: "BB", all: true })).length,
+    1,
+    "the replaced dataset is gone",
   );
-  assert.equal(await innenstadtValue(), 1101);
-  await importFile(BB_2024, "BB");
   assert.equal(await innenstadtValue(), 1100);
 });
 
-Deno.test("a failure in the middle of a replacement rolls everything back", async () => {
-  await importFile(BB_2024, "BB");
-  const before = [await countZones(db, { state: "BB", stichtag: "2024-01-01" }), await innenstadtValue()];
-  const zones = parseBrwFile(await read(BB_2024), { state: "BB" }).zones.map((z) => ({ ...z, brw: 5 }));
-  zones.push({ ...zones[0]!, brw: -1 }); // violates the check constraint in the last batch
-  let progressed = 0;
-  await assert.rejects(
-    replaceZones(db, { state: "BB", stichtag: "2024-01-01", source: "s", licence: "l", zones }, {
-      batchSize: 2,
-      onProgress: (n) => (progressed = n),
-    }),
-  );
-  assert.equal(progressed, 6, "three batches went in before the failure");
-  assert.deepEqual(
-    [await countZones(db, { state: "BB", stichtag: "2024-01-01" }), await innenstadtValue()],
-    before,
+dbTest(
+  "an older Stichtag is refused unless --allow-older; a newer one replaces the state's values",
+  async () => {
+    await importBrwFile(db, { path: fixture(BB_2024), state: "BB" });
+    const before = await activeBb();
+    await assert.rejects(importBrwFile(db, { path: fixture(BB_2022), state: "BB" }), (e) => {
+      assert.ok(e instanceof BrwImportError);
+      assert.deepEqual(e.problem, {
+        code: "older_stichtag",
+        stichtag: "2022-01-01",
+        active: "2024-01-01",
+        dataset: before!.id,
+      });
+      assert.equal(e.at.file, BB_2022);
+      return true;
+    });
+    assert.deepEqual(await activeBb(), before, "nothing changed");
+    assert.equal(
+      (await listDatasets(db, { state: "BB", all: true })).length,
+      1,
+      "the refused load is deleted",
+    );
+    const older = await importBrwFile(db, { path: fixture(BB_2022), state: "BB", allowOlder: true });
+    assert.deepEqual([older.dataset.stichtag, older.dataset.zoneCount, await innenstadtValue()], [
+      "2022-01-01",
+      2,
+      980,
+    ]);
+    const newer = await importBrwFile(db, { path: fixture(BB_2024), state: "BB" });
+    assert.deepEqual([newer.replaced?.stichtag, await innenstadtValue()], ["2022-01-01", 1100]);
+  },
+);
+
+dbTest("another state's import leaves BB alone", async () => {
+  await importBrwFile(db, { path: fixture(BB_2024), state: "BB" });
+  const bb = await activeBb();
+  await importBrwFile(db, { path: fixture(NW), state: "NW" });
+  assert.deepEqual(await activeBb(), bb);
+  assert.deepEqual([await countZones(db, { state: "NW" }), await countZones(db, { state: "BB" })], [7, 6]);
+});
+
+dbTest("a file that fails after zones were loaded leaves nothing; the previous values stay", async () => {
+  await importBrwFile(db, { path: fixture(BB_2024), state: "BB" });
+  const before = [await activeBb(), await innenstadtValue()];
+  const good = (await Deno.readTextFile(fixture(BB_2024))).split("\n");
+  const lines = [good[0]!, ...Array.from({ length: 1200 }, () => good[1]!), good[2]!.replace("|420|", "|x|")];
+  const path = await tempFile(lines.join("\n"), ".csv");
+  try {
+    await assert.rejects(importBrwFile(db, { path, state: "BB" }), (e) => {
+      assert.ok(e instanceof BrwImportError);
+      assert.deepEqual([e.problem.code, e.at.line, e.at.feature], ["bad_value", 1202, 1200]);
+      return true;
+    });
+  } finally {
+    await Deno.remove(path);
+  }
+  assert.deepEqual([await activeBb(), await innenstadtValue()], before);
+  assert.equal(
+    (await listDatasets(db, { state: "BB", all: true })).length,
+    1,
+    "the loaded batches are deleted",
   );
 });
 
-Deno.test("concurrent replacements of the same state and Stichtag do not duplicate zones", async () => {
-  const zones = parseBrwFile(await read(NW), { state: "NW" }).zones;
-  const set = { state: "NW", stichtag: "2024-01-01", source: "s", licence: "l", zones };
-  await Promise.all([replaceZones(db, set), replaceZones(db, set), replaceZones(db, set)]);
+dbTest("concurrent imports of the same state leave one dataset", async () => {
+  await Promise.all([1, 2, 3].map(() => importBrwFile(db, { path: fixture(NW), state: "NW" })));
   assert.equal(await countZones(db, { state: "NW" }), 7);
+  assert.equal((await listDatasets(db, { state: "NW" })).length, 1);
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// The task
+// The tasks
 
-async function runTask(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+async function runTask(
+  task: typeof main,
+  args: string[],
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const out: string[] = [];
   const err: string[] = [];
   const shared: Db = { ...db, close: () => Promise.resolve() };
-  const code = await main(args, {
+  const code = await task(args, {
     open: () => Promise.resolve(shared),
     out: (l) => out.push(l),
     err: (l) => err.push(l),
@@ -327,86 +432,105 @@ async function runTask(args: string[]): Promise<{ code: number; out: string[]; e
   return { code, out, err };
 }
 
-Deno.test("task: imports a file and lists the bad rows with line numbers", async () => {
-  const r = await runTask([fixture(BB_2024), "--state", "bb"]);
+dbTest("task: imports a file, reports its dataset; brw:datasets lists it", async () => {
+  const r = await runTask(main, [
+    fixture(NI),
+    "--state",
+    "ni",
+    "--source",
+    "Test NI",
+    "--licence",
+    "dl-de/by-2-0",
+  ]);
   assert.equal(r.code, 0, r.err.join("\n"));
   assert.match(
     r.out[0]!,
-    /^imported 6 zones for BB, Stichtag 2024-01-01 \(6 previous zones of that Stichtag replaced/,
+    /^imported 3 zones for NI, Stichtag 2024-01-01 \(dataset \d+, layout vboris_geojson\)/,
   );
-  assert.deepEqual(r.out.slice(1), [
-    "note: the file is marked ERFUNDENE TESTDATEN (invented data)",
-    "1 bad row of 7 skipped:",
-    "  line 8: WKT ends before the geometry is closed",
-  ]);
-  const v = await zoneValueAt(db, POTSDAM_INNENSTADT[0], POTSDAM_INNENSTADT[1], "apartment");
-  assert.deepEqual([v?.source, v?.licence], [
-    `ERFUNDENE TESTDATEN (${BB_2024})`,
-    "ERFUNDENE TESTDATEN: keine amtlichen Werte, frei verwendbar",
-  ]);
-  const n = await runTask([fixture(NI), "--state", "NI", "--source", "Test NI", "--licence", "frei"]);
-  assert.equal(n.code, 0, n.err.join("\n"));
+  assert.equal(r.out[1], "source: Test NI; licence: dl-de/by-2-0");
   assert.equal((await zoneValueAt(db, 52.3744, 9.7386, undefined))?.source, "Test NI");
+  const list = await runTask(datasetsMain, ["--state", "NI"]);
+  assert.equal(list.code, 0);
+  assert.match(list.out[0]!, /^NI {2}Stichtag 2024-01-01 {2}3 zones {2}dl-de\/by-2-0 {2}dataset \d+$/);
+  assert.match(
+    list.out[1]!,
+    /^ {4}Test NI; imported \d{4}-\d\d-\d\dT[\d:]+Z, file ni_hannover_epsg4326\.geojson \(vboris_geojson\)$/,
+  );
+  const json = await runTask(datasetsMain, ["--json", "--all"]);
+  assert.ok(JSON.parse(json.out.join("\n")).some((d: { state: string }) => d.state === "NI"));
+  assert.equal((await runTask(datasetsMain, ["--state", "XX"])).code, 2);
 });
 
-Deno.test("task: a broken file fails with exit 1 and changes nothing", async () => {
-  const before = [await countZones(db), await innenstadtValue()];
-  const r = await runTask([fixture(BROKEN), "--state", "NW"]);
-  assert.equal(r.code, 1);
-  assert.match(r.err[0]!, /^import failed, nothing changed: not valid JSON/);
-  assert.deepEqual([await countZones(db), await innenstadtValue()], before);
-});
+dbTest(
+  "task: a bad file fails with exit 1 naming file, feature or line and reason; nothing changes",
+  async () => {
+    await importBrwFile(db, { path: fixture(BB_2024), state: "BB" });
+    const before = [await activeBb(), await innenstadtValue()];
+    const broken = await runTask(main, [fixture("bb_broken_wkt_epsg25833.csv"), "--state", "BB"]);
+    assert.equal(broken.code, 1);
+    assert.equal(
+      broken.err[0],
+      "import failed, nothing changed: bb_broken_wkt_epsg25833.csv, feature 1, line 3: the geometry is not a valid " +
+        "polygon: WKT ends before the geometry is closed",
+    );
+    const truncated = await runTask(main, [fixture("broken_truncated.geojson"), "--state", "NW"]);
+    assert.match(
+      truncated.err[0]!,
+      /^import failed, nothing changed: broken_truncated\.geojson, feature 4: the file ends in the middle/,
+    );
+    assert.deepEqual([await activeBb(), await innenstadtValue()], before);
+  },
+);
 
-Deno.test("task: refused states, unreadable files and bad usage exit with 2", async () => {
+dbTest("task: refused states, unknown licences, unreadable files and bad usage exit with 2", async () => {
   const before = await countZones(db);
   for (const state of ["BW", "SL", "SH", "BY"]) {
-    const r = await runTask([fixture(BB_2024), "--state", state]);
+    const r = await runTask(main, [fixture(BB_2024), "--state", state]);
     assert.equal(r.code, 2, state);
     assert.match(r.err[0]!, new RegExp(`^${state}: refused, no licence to reuse`));
   }
-  const missing = await runTask(["/nonexistent/brw.csv", "--state", "BB"]);
-  assert.equal(missing.code, 2);
-  assert.match(missing.err[0]!, /^cannot read \/nonexistent\/brw\.csv/);
-  assert.equal((await runTask([fixture(BB_2024)])).code, 2, "no --state");
-  assert.equal((await runTask([fixture(BB_2024), "--state", "BB", "--crs", "EPSG:31467"])).code, 2);
-  assert.equal((await runTask([fixture(BB_2024), "--state", "BB", "--stichtag", "2024"])).code, 2);
-  assert.equal((await runTask([fixture(BB_2024), "--state", "BB", "--bogus"])).code, 2, "unknown flag");
-  const real = await Deno.makeTempFile({ suffix: ".csv" });
+  const missing = await runTask(main, ["/nonexistent/brw.csv", "--state", "BB"]);
+  assert.deepEqual([missing.code, /^cannot read \/nonexistent\/brw\.csv/.test(missing.err[0]!)], [2, true]);
+  for (
+    const args of [[], ["--state", "BB", "--crs", "EPSG:31467"], ["--state", "BB", "--bogus"], [
+      "--state",
+      "BB",
+      "--source-url",
+      "ftp://x",
+    ]]
+  ) {
+    assert.equal(
+      (await runTask(main, args.length ? [fixture(BB_2024), ...args] : [fixture(BB_2024)])).code,
+      2,
+      args.join(" "),
+    );
+  }
+  const rostock = "POLYGON((312000 5997000, 313000 5997000, 313000 5998000, 312000 5997000))";
+  const real = await tempFile(
+    [HEADER, row("500").replace("12054000", "13003000").replace(SQUARE, rostock)].join("\n"),
+    ".csv",
+  );
   try {
-    await Deno.writeTextFile(real, [HEADER, row("500").replace("12054000", "06412000")].join("\n"));
-    const unlicensed = await runTask([real, "--state", "HE", "--crs", "EPSG:25832"]);
-    assert.equal(unlicensed.code, 2);
-    assert.equal(unlicensed.err[0], 'HE: no default licence is known; name it with --licence "…"');
+    const unlicensed = await runTask(main, [real, "--state", "MV", "--crs", "EPSG:25833"]);
+    assert.deepEqual([unlicensed.code, unlicensed.err[0]], [
+      2,
+      `import failed, nothing changed: ${
+        real.split("/").pop()
+      }: MV: no default source and licence are known; ` +
+      'name them with --source "…" --licence "…"',
+    ]);
   } finally {
     await Deno.remove(real);
   }
   assert.equal(await countZones(db), before);
 });
 
-Deno.test({
-  name: "task: `deno task brw:import` runs as a script on a fresh embedded database",
-  fn: async () => {
-    const dir = await Deno.makeTempDir();
-    try {
-      const run = (args: string[]) =>
-        new Deno.Command("deno", {
-          args: ["task", "-q", "brw:import", ...args],
-          cwd: new URL("../", import.meta.url).pathname,
-          env: { DATA_DIR: dir, DATABASE_URL: "", NO_COLOR: "1" },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-      const ok = await run([fixture(NW), "--state", "NW"]);
-      const out = new TextDecoder().decode(ok.stdout);
-      const err = new TextDecoder().decode(ok.stderr);
-      assert.equal(ok.code, 0, err);
-      assert.match(out, /^imported 7 zones for NW, Stichtag 2024-01-01 \(0 previous zones/);
-      assert.match(err, /importing \[#+\] 100% {2}7\/7/, "progress bar on stderr");
-      const refused = await run([fixture(NW), "--state", "BY"]);
-      assert.equal(refused.code, 2);
-      assert.match(new TextDecoder().decode(refused.stderr), /no licence to reuse/);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+Deno.test("datasets and the tasks on a database", async (t) => {
+  const tdb = await openTestDb();
+  db = tdb.db;
+  try {
+    for (const [name, fn] of dbSteps) await t.step(name, fn);
+  } finally {
+    await tdb.close();
+  }
 });

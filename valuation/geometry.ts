@@ -25,11 +25,8 @@ export interface BBox {
   maxY: number;
 }
 
-/** Coordinate reference systems an import may use. */
-export type Crs = "EPSG:25832" | "EPSG:25833" | "EPSG:4326";
-
-/** The supported CRS codes, for messages and validation. */
-export const SUPPORTED_CRS: readonly Crs[] = ["EPSG:25832", "EPSG:25833", "EPSG:4326"];
+export { type Crs, parseCrs, SUPPORTED_CRS } from "./crs.ts";
+import type { Crs } from "./crs.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact orientation
@@ -303,13 +300,4 @@ export function toWgs84(g: ZoneGeometry, crs: Crs): ZoneGeometry {
 /** Converts one position from `crs` to WGS84 `[lng, lat]` (rounded like {@linkcode toWgs84}). */
 export function positionToWgs84(p: Position, crs: Crs): Position {
   return converter(crs)(p);
-}
-
-/** The CRS named by `name` ("EPSG:25832", "urn:ogc:def:crs:EPSG::25833", ".../EPSG/0/4326", "CRS84"), or undefined. */
-export function parseCrs(name: string): Crs | undefined {
-  const s = name.trim();
-  if (/CRS:?84$/i.test(s)) return "EPSG:4326";
-  const m = /EPSG(?::+|\/\d+\/|\s*)(\d+)$/i.exec(s) ?? /^(\d+)$/.exec(s);
-  const code = m ? `EPSG:${m[1]}` : undefined;
-  return SUPPORTED_CRS.find((c) => c === code);
 }

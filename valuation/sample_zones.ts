@@ -1,5 +1,6 @@
 /**
- * The invented land-value zones of the sample start, all marked "ERFUNDENE TESTDATEN" in their source:
+ * The invented land-value zones of the sample start, all marked "ERFUNDENE TESTDATEN" in their source (one
+ * dataset per state):
  *
  * 1. The fixture files of `valuation/fixtures/` (small zones in Potsdam, Düsseldorf, Köln and Hannover).
  * 2. One invented "Beispiel-Stadtgebiet" zone per city of the sample catalogue (`catalogue/sample.ts`) in a
@@ -15,9 +16,11 @@
  * fixture zone ranks before them).
  */
 import type { Db } from "../db/connection.ts";
-import { type BrwZoneInput, countZones, replaceZones } from "../db/brw_zones.ts";
+import { type BrwZoneInput, countZones } from "../db/brw_zones.ts";
+import { replaceZones } from "../db/brw_datasets.ts";
 import { SAMPLE_CITIES, SAMPLE_SPREAD } from "../catalogue/sample.ts";
-import { INVENTED_MARKER, parseBrwFile } from "./brw_import.ts";
+import { newSummary, readZones } from "./brw_import.ts";
+import { INVENTED_SOURCE } from "./brw_sources.ts";
 import { NON_RELEASING_STATES, type StateCode } from "./states.ts";
 
 /** The fixture files of the sample start and their states. */
@@ -36,30 +39,36 @@ const CITY_ZONE_SHARE = 0.3;
 const HALF_LAT = SAMPLE_SPREAD.lat / 2 + 0.005;
 const HALF_LNG = SAMPLE_SPREAD.lng / 2 + 0.005;
 
-/** Loads the invented sample zones when the zone store is empty; returns how many zones were added. */
+/**
+ * Loads the invented sample zones when the zone store is empty, one dataset per state (its fixture files and its
+ * city zones; a zone in two fixture files keeps its newest Stichtag); returns how many zones were added.
+ */
 export async function seedSampleZonesIfEmpty(db: Db): Promise<number> {
   if (await countZones(db) > 0) return 0;
-  let added = 0;
+  const byState = new Map<string, { zones: BrwZoneInput[]; names: string[] }>();
+  const add = (state: string, name: string, zones: BrwZoneInput[]) => {
+    const entry = byState.get(state) ?? { zones: [], names: [] };
+    entry.zones.push(...zones);
+    entry.names.push(name);
+    byState.set(state, entry);
+  };
   for (const [name, state] of SAMPLE_ZONE_FILES) {
-    const file = parseBrwFile(await Deno.readFile(new URL(`./fixtures/${name}`, import.meta.url)), { state });
-    await replaceZones(db, {
-      state,
-      stichtag: file.stichtag,
-      source: `${INVENTED_MARKER}: Beispieldaten (${name})`,
-      licence: "erfundene Daten, keine Lizenz nötig",
-      zones: file.zones,
-    });
-    added += file.zones.length;
+    const zones: BrwZoneInput[] = [];
+    const path = new URL(`./fixtures/${name}`, import.meta.url).pathname;
+    for await (const z of readZones(path, { state }, newSummary())) zones.push(z);
+    add(state, name, zones);
   }
-  for (const [state, zones] of sampleCityZones()) {
-    await replaceZones(db, {
+  for (const [state, zones] of sampleCityZones()) add(state, "Stadtgebiete der Beispielobjekte", zones);
+  let added = 0;
+  for (const [state, { zones, names }] of byState) {
+    const r = await replaceZones(db, {
       state,
       stichtag: CITY_ZONE_STICHTAG,
-      source: `${INVENTED_MARKER}: Beispieldaten (Stadtgebiete der Beispielobjekte)`,
-      licence: "erfundene Daten, keine Lizenz nötig",
+      source: INVENTED_SOURCE.source(names.join(", ")).slice(0, 500),
+      licence: INVENTED_SOURCE.licence,
       zones,
     });
-    added += zones.length;
+    added += r.inserted;
   }
   return added;
 }

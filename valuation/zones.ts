@@ -48,7 +48,11 @@ export interface ZoneValue {
   region_label: string;
   /** Two-letter state code. */
   state: string;
+  /** Who published the value (its dataset's source). */
   source: string;
+  /** Where it was published, when known. */
+  source_url: string | null;
+  /** The dataset's licence, e.g. `dl-de/by-2-0`. */
   licence: string;
 }
 
@@ -135,6 +139,7 @@ export async function zoneValueAt(
     region_label: zoneLabel(best),
     state: best.state,
     source: best.source,
+    source_url: best.source_url,
     licence: best.licence,
   };
 }
@@ -169,6 +174,7 @@ export async function municipalityMedian(
     })`,
     state: first.state,
     source: distinct(chosen.map((z) => z.source)),
+    source_url: single(distinct(chosen.map((z) => z.source_url ?? ""))),
     licence: distinct(chosen.map((z) => z.licence)),
   };
 }
@@ -196,6 +202,11 @@ export function median(values: readonly number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
+/** The one value of a `distinct` list, or null when there are none or several. */
+function single(joined: string): string | null {
+  return joined === "" || joined.includes("; ") ? null : joined;
+}
+
 function distinct(values: string[]): string {
-  return [...new Set(values)].join("; ");
+  return [...new Set(values.filter((v) => v !== ""))].join("; ");
 }

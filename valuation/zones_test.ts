@@ -4,9 +4,10 @@
  * cs2cs (an independent implementation), so they are real places.
  */
 import assert from "node:assert/strict";
-import { countZones, replaceZones } from "../db/brw_zones.ts";
+import { countZones } from "../db/brw_zones.ts";
+import { replaceZones } from "../db/brw_datasets.ts";
 import { openTestDb } from "../tests/helpers.ts";
-import { parseBrwFile, type StateCode } from "./brw_import.ts";
+import { fixtureZones, loadValuationFixtures } from "../tests/brw_support.ts";
 import { compareZones, median, municipalityMedian, useClass, usePreference, zoneValueAt } from "./zones.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });
@@ -16,22 +17,19 @@ const db = tdb.db;
 // Opened before the tests, so closed after it (closing it in a test would be a leak of that test).
 Deno.test.afterAll(() => tdb.close());
 const FIXTURES = new URL("./fixtures/", import.meta.url);
+const BB_SOURCE = "ERFUNDENE TESTDATEN (Potsdam)";
 
-async function load(name: string, state: StateCode): Promise<void> {
-  const file = parseBrwFile(await Deno.readFile(new URL(name, FIXTURES)), { state });
-  await replaceZones(db, {
-    state,
-    stichtag: file.stichtag,
-    source: `ERFUNDENE TESTDATEN (${name})`,
-    licence: "test",
-    zones: file.zones,
-  });
-}
-
-await load("bb_potsdam_2022_epsg25833.csv", "BB");
-await load("bb_potsdam_2024_epsg25833.csv", "BB");
-await load("nw_duesseldorf_koeln_epsg25832.geojson", "NW");
-await load("ni_hannover_epsg4326.geojson", "NI");
+// One dataset per state, as an import makes it: Potsdam's 2022 and 2024 files together keep the newest Stichtag
+// of each zone (the 2022 values of Innenstadt and Babelsberg are superseded).
+await loadValuationFixtures(db, [
+  ["bb_potsdam_2022_epsg25833.csv", "BB"],
+  ["bb_potsdam_2024_epsg25833.csv", "BB"],
+], { source: BB_SOURCE, licence: "test" });
+await loadValuationFixtures(db, [["nw_duesseldorf_koeln_epsg25832.geojson", "NW"]], {
+  source: "ERFUNDENE TESTDATEN (nw_duesseldorf_koeln_epsg25832.geojson)",
+  licence: "test",
+});
+await loadValuationFixtures(db, [["ni_hannover_epsg4326.geojson", "NI"]]);
 
 /** Points of the Potsdam fixture (EPSG:25833 → WGS84 by cs2cs). */
 const POTSDAM = {
@@ -62,11 +60,13 @@ async function at([lat, lng]: readonly [number, number], type?: string) {
   return await zoneValueAt(db, lat, lng, type);
 }
 
-const BB_SOURCE = "ERFUNDENE TESTDATEN (bb_potsdam_2024_epsg25833.csv)";
-
-Deno.test("the fixtures are loaded: BB 2022 and 2024, NW, NI", async () => {
+Deno.test("the fixtures are loaded: BB (2024 superseding 2022), NW, NI", async () => {
   assert.equal(await countZones(db, { state: "BB", stichtag: "2024-01-01" }), 6);
-  assert.equal(await countZones(db, { state: "BB", stichtag: "2022-01-01" }), 2);
+  assert.equal(
+    await countZones(db, { state: "BB", stichtag: "2022-01-01" }),
+    0,
+    "both 2022 zones have 2024 values",
+  );
   assert.equal(await countZones(db, { state: "NW" }), 7);
   assert.equal(await countZones(db, { state: "NI" }), 3);
 });
@@ -79,6 +79,7 @@ Deno.test("a point in one zone gets that zone's value, GFZ (from WGFZ), Stichtag
     region_label: "Bodenrichtwertzone Innenstadt, Potsdam",
     state: "BB",
     source: BB_SOURCE,
+    source_url: null,
     licence: "test",
   });
   assert.deepEqual(await at(NW.koenigsallee, "house"), {
@@ -88,6 +89,7 @@ Deno.test("a point in one zone gets that zone's value, GFZ (from WGFZ), Stichtag
     region_label: "Bodenrichtwertzone Königsallee, Düsseldorf",
     state: "NW",
     source: "ERFUNDENE TESTDATEN (nw_duesseldorf_koeln_epsg25832.geojson)",
+    source_url: null,
     licence: "test",
   });
   assert.equal((await at(NW.carlstadt))?.brw, 2400);
@@ -172,6 +174,7 @@ Deno.test("municipality median: matching use, building land, latest Stichtag", a
     region_label: "Potsdam (Median von 2 Zonen)",
     state: "BB",
     source: BB_SOURCE,
+    source_url: null,
     licence: "test",
   });
   const commercial = await municipalityMedian(db, "Potsdam", "BB", "commercial");
@@ -212,9 +215,7 @@ Deno.test("municipality median: no answer for unknown places, the wrong state, o
     "no G zone: MK counts",
   );
   // An invented second "Potsdam" in another state makes the name ambiguous without a state.
-  const [zone] = parseBrwFile(await Deno.readFile(new URL("bb_potsdam_2024_epsg25833.csv", FIXTURES)), {
-    state: "BB",
-  }).zones;
+  const [zone] = await fixtureZones(new URL("bb_potsdam_2024_epsg25833.csv", FIXTURES), "BB");
   await replaceZones(db, { state: "HE", stichtag: "2020-01-01", source: "t", licence: "t", zones: [zone!] });
   try {
     assert.equal(await municipalityMedian(db, "Potsdam", undefined, "apartment"), undefined);
@@ -262,6 +263,7 @@ Deno.test("use classes, preferences and ranking", () => {
     zone_number: null,
     municipality_name: null,
     source: "s",
+    source_url: null,
     licence: "l",
   });
   const zones = [

@@ -11,7 +11,8 @@ import { type Listing, type Page, pageSchema, pagingFields } from "../../catalog
 import { searchListings } from "../../catalogue/search.ts";
 import { askedPrice, decimal, euroPerSqm, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
-import { type BaselineResult, baselineResultSchema, locationBaseline } from "../../valuation/baseline.ts";
+import { type BaselineResult, baselineResultSchema, locationBaselineOf } from "../../valuation/baseline.ts";
+import type { Attribution } from "../../valuation/brw_sources.ts";
 import { baselineInputSchema } from "../../valuation/input.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
@@ -45,8 +46,11 @@ export function pageText(
 
 const searchInput = z.strictObject({ ...pagingFields, ...filterFields });
 
-/** A German sentence saying the baseline value and where it comes from. */
-export function baselineText(r: BaselineResult): string {
+/**
+ * A German sentence saying the baseline value and where it comes from; an official land value names its source
+ * and licence ("Datenquelle: …, dl-de/by-2-0"), as the licence requires.
+ */
+export function baselineText(r: BaselineResult, attribution?: Attribution): string {
   const region = r.region_label ? ` – ${r.region_label}` : "";
   const value = euroPerSqm(r.base_eur_sqm);
   if (r.source === "bodenrichtwert") {
@@ -55,8 +59,11 @@ export function baselineText(r: BaselineResult): string {
       r.gfz !== null ? `GFZ ${decimal(r.gfz)}` : null,
     ]
       .filter((f): f is string => f !== null);
+    const source = attribution
+      ? ` ${attribution.text}${attribution.sourceUrl ? ` (${attribution.sourceUrl})` : ""}.`
+      : "";
     return `Richtwert ${value}${region}. Quelle: amtlicher Bodenrichtwert der Gutachterausschüsse ` +
-      `(€ je m² Grundstücksfläche)${facts.length ? `, ${facts.join(", ")}` : ""}.`;
+      `(€ je m² Grundstücksfläche)${facts.length ? `, ${facts.join(", ")}` : ""}.${source}`;
   }
   if (r.source === "comparables") {
     return `Richtwert ${value}${region}. Quelle: getrimmter Median vergleichbarer Objekte aus dem eigenen ` +
@@ -103,14 +110,15 @@ export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps):
       "inside Germany win over plz/city. Order: states that do not release land values (Baden-Württemberg, " +
       "Saarland, Schleswig-Holstein, Bayern) → none; official land value (art kauf only; euro per m² of land); " +
       "trimmed median of the service's own published comparable listings; otherwise none (base_eur_sqm null). " +
-      "Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
+      'An official land value\'s text names its source and licence ("Datenquelle: …, dl-de/by-2-0"); show it ' +
+      "with the value. Use it to judge whether an asked price is plausible. Errors: plz not five digits, lat/lng out of range, " +
       "unknown property_type or field → invalid_arguments.",
     ].join("\n\n"),
     input: baselineInputSchema,
     output: baselineResultSchema,
     annotations: READ_ONLY,
   }, async (args) => {
-    const result = await locationBaseline(deps.db, args);
-    return { data: result, text: baselineText(result) };
+    const answer = await locationBaselineOf(deps.db, args);
+    return { data: answer.result, text: baselineText(answer.result, answer.attribution) };
   });
 }
