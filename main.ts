@@ -6,8 +6,6 @@
 import { onCronTick } from "./cron.ts";
 import { createApp } from "./app.ts";
 import { ConfigError, configFromEnv } from "./config.ts";
-import { seedIfEmpty } from "./catalogue/seed.ts";
-import { seedSampleZonesIfEmpty } from "./valuation/sample_zones.ts";
 import { EmbeddedBusyError, openDb } from "./db/connection.ts";
 import { openKv } from "./db/kv.ts";
 import { migrate } from "./db/migrate.ts";
@@ -51,6 +49,9 @@ async function main(): Promise<void> {
     const applied = await migrate(db);
     if (applied.length) log.log("info", "migrations applied", { applied });
     if (config.seedSampleData) {
+      // Loaded here only: a service on a real Postgres never seeds (docs/architecture.md §11.17).
+      const { seedIfEmpty } = await import("./catalogue/seed.ts");
+      const { seedSampleZonesIfEmpty } = await import("./valuation/sample_zones.ts");
       const seeded = await seedIfEmpty(db);
       if (seeded) log.log("info", "sample catalogue seeded", { listings: seeded });
       const zones = await seedSampleZonesIfEmpty(db);

@@ -23,7 +23,8 @@ import {
   textOf,
   useCodeOf,
 } from "./formats/values.ts";
-import { bboxOf, toWgs84, toZoneGeometry, type ZoneGeometry } from "./geometry.ts";
+import { bboxOf, toZoneGeometry, type ZoneGeometry } from "./geometry.ts";
+import { toWgs84 } from "./reproject.ts";
 import { STATE_BOUNDS, STATE_BY_KEY_PREFIX, type StateCode } from "./states.ts";
 import { AppError } from "../errors.ts";
 

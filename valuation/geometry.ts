@@ -1,6 +1,6 @@
 /**
- * Zone geometry: polygons and multipolygons with holes, an exact point-in-polygon test, WKT parsing and the
- * conversion of ETRS89/UTM coordinates to WGS84.
+ * Zone geometry: polygons and multipolygons with holes, an exact point-in-polygon test and WKT parsing. The
+ * conversion of ETRS89/UTM coordinates to WGS84 is `reproject.ts` (only imports need it, and it loads proj4).
  *
  * Positions are `[x, y]` pairs in GeoJSON order: `[lng, lat]` in WGS84, `[easting, northing]` in UTM.
  *
@@ -11,7 +11,6 @@
  * that falls back to exact integer arithmetic when the floating-point result is too close to zero to trust, so
  * points on horizontal, vertical and slanted edges are classified consistently.
  */
-import proj4 from "proj4";
 import { AppError } from "../errors.ts";
 
 export type { MultiPolygonGeometry, PolygonGeometry, Position, Ring, ZoneGeometry } from "../db/brw_zones.ts";
@@ -260,44 +259,4 @@ function toCoordinates(tree: Nested, depth: number): unknown {
   }
   if (tree.some((v) => typeof v === "number")) throw invalid("WKT: nesting does not match the geometry type");
   return (tree as Nested[]).map((t) => toCoordinates(t, depth - 1));
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Coordinate conversion
-
-proj4.defs(
-  "EPSG:25832",
-  "+proj=utm +zone=32 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs +type=crs",
-);
-proj4.defs(
-  "EPSG:25833",
-  "+proj=utm +zone=33 +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs +type=crs",
-);
-
-const converters = new Map<Crs, (p: Position) => Position>();
-
-/** Decimal places kept in WGS84 output: 1e-8° is about 1 mm, well below the precision of the source data. */
-const DIGITS = 1e8;
-
-function converter(crs: Crs): (p: Position) => Position {
-  let f = converters.get(crs);
-  if (!f) {
-    const c = crs === "EPSG:4326" ? undefined : proj4(crs, "EPSG:4326");
-    f = (p) => {
-      const [x, y] = c ? c.forward(p) : p;
-      return [Math.round(x * DIGITS) / DIGITS, Math.round(y * DIGITS) / DIGITS];
-    };
-    converters.set(crs, f);
-  }
-  return f;
-}
-
-/** Converts `g` from `crs` to WGS84 `[lng, lat]`, rounded to 1e-8 degrees (about 1 mm). */
-export function toWgs84(g: ZoneGeometry, crs: Crs): ZoneGeometry {
-  return mapPositions(g, converter(crs));
-}
-
-/** Converts one position from `crs` to WGS84 `[lng, lat]` (rounded like {@linkcode toWgs84}). */
-export function positionToWgs84(p: Position, crs: Crs): Position {
-  return converter(crs)(p);
 }

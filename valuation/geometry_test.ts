@@ -5,12 +5,11 @@ import {
   orient2d,
   parseCrs,
   parseWkt,
-  positionToWgs84,
   type Ring,
-  toWgs84,
   toZoneGeometry,
   type ZoneGeometry,
 } from "./geometry.ts";
+import { positionToWgs84, toWgs84 } from "./reproject.ts";
 
 const square = (
   x0: number,
