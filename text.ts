@@ -11,12 +11,17 @@
  */
 import { z } from "zod";
 
-const graphemes = new Intl.Segmenter("de", { granularity: "grapheme" });
+/**
+ * The grapheme segmenter, made by the first cut: making one loads ICU's break data (about 35 ms), which a process
+ * started for a request that cuts nothing should not wait for (docs/architecture.md §11.17).
+ */
+let graphemes: Intl.Segmenter | undefined;
 
 /** `text` cut to at most `max` UTF-16 code units at a grapheme boundary; `text` itself when it fits. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= 0) return "";
+  graphemes ??= new Intl.Segmenter("de", { granularity: "grapheme" });
   return text.slice(0, graphemes.segment(text).containing(max)?.index ?? max);
 }
 

@@ -9,12 +9,17 @@ const DIR = new URL("./migrations/", import.meta.url);
 
 /** The migration files, sorted: `[version, sql]` pairs where version is the file name without `.sql`. */
 export async function migrationFiles(): Promise<Array<[string, string]>> {
+  const versions = await migrationVersions();
+  return await Promise.all(
+    versions.map(async (v) => [v, await Deno.readTextFile(new URL(`${v}.sql`, DIR))] as [string, string]),
+  );
+}
+
+/** The versions of the migration files (their names without `.sql`), sorted; reads no file. */
+export async function migrationVersions(): Promise<string[]> {
   const names: string[] = [];
   for await (const e of Deno.readDir(DIR)) if (e.isFile && e.name.endsWith(".sql")) names.push(e.name);
-  names.sort();
-  return await Promise.all(
-    names.map(async (n) => [n.slice(0, -4), await Deno.readTextFile(new URL(n, DIR))] as [string, string]),
-  );
+  return names.sort().map((n) => n.slice(0, -4));
 }
 
 /** Applies every pending migration; returns the versions applied by this call. */

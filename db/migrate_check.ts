@@ -1,6 +1,6 @@
 /** Reports migrations that exist as files but are not yet applied. */
 import type { Db } from "./connection.ts";
-import { migrationFiles } from "./migrate.ts";
+import { migrationVersions } from "./migrate.ts";
 import { sql } from "kysely";
 
 /** Versions not yet applied to `db` (all of them on an empty database). */
@@ -12,5 +12,5 @@ export async function pendingMigrations(db: Db): Promise<string[]> {
       (await db.kysely.selectFrom("schema_migrations").select("version").execute()).map((r) => r.version),
     )
     : new Set<string>();
-  return (await migrationFiles()).map(([v]) => v).filter((v) => !applied.has(v));
+  return (await migrationVersions()).filter((v) => !applied.has(v));
 }

@@ -9,7 +9,7 @@ import type { Db } from "../db/connection.ts";
 import { comparableValues } from "../db/comparables.ts";
 import { MAX_SAMPLE, plausibleRange, trimmedMedian } from "./comparables.ts";
 import type { BaselineRequest } from "./input.ts";
-import { type PlaceResolution, resolvePlace } from "./places.ts";
+import type { PlaceResolution } from "./places.ts";
 import { NON_RELEASING_STATES, STATE_NAMES } from "./states.ts";
 import { municipalityMedian, zoneValueAt } from "./zones.ts";
 import { type Attribution, attributionOf, isInvented } from "./brw_sources.ts";
@@ -48,6 +48,8 @@ export async function locationBaseline(db: Db, req: BaselineRequest): Promise<Ba
 
 /** Computes the baseline for `req` following the source order, and whether its land value is invented. */
 export async function locationBaselineOf(db: Db, req: BaselineRequest): Promise<BaselineAnswer> {
+  // The place data (PLZ table, state borders) is loaded by the first baseline, not at start (architecture §11.17).
+  const { resolvePlace } = await import("./places.ts");
   const place = resolvePlace({ plz: req.plz, city: req.city, lat: req.lat, lng: req.lng });
   if (place.kind !== "resolved") return real(none(placeLabel(place)));
   if (NON_RELEASING_STATES.has(place.state)) {
