@@ -30,19 +30,97 @@ export const ERROR_STATUS = {
 /** A snake_case error code of the service. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** An expected failure with a stable code; `detail` is a human hint that never contains secrets or SQL. */
+/**
+ * Why a request was refused, beyond its code: each a stable, typed reason, with the English text REST callers and
+ * operators read in `detail`. Pages and tools translate the reason (pages: `pages/error_texts.ts`), never the text.
+ */
+export const ERROR_REASONS = {
+  // input
+  missing: "missing",
+  too_long: "too long",
+  control_character: "must be one line without control characters",
+  nul_character: "contains a NUL character",
+  not_an_email: "not an e-mail address",
+  not_base64: "not valid Base64",
+  not_json: "not valid JSON",
+  not_utf8: "not valid UTF-8",
+  empty: "empty",
+  not_a_timestamp: "not an ISO 8601 timestamp",
+  not_in_future: "must be in the future",
+  before_start: "must be after start",
+  too_far_apart: "too long a span",
+  out_of_range: "out of range",
+  unknown_parameter: "unknown parameter",
+  repeated_parameter: "given more than once",
+  min_above_max: "the minimum is greater than the maximum",
+  no_filter: "give at least one filter",
+  invalid: "invalid",
+  // accounts
+  password_length: "a password has 10 to 128 characters",
+  address_taken: "already registered",
+  password_required: "a new account needs a password",
+  unknown_office: "no such office",
+  // documents, photos, imports
+  broken_file: "the file cannot be read",
+  not_every_photo_once: "each photo of the listing exactly once",
+  image_library_unavailable: "the image library cannot be loaded",
+  // conflicts
+  missing_for_publication: "missing for publication",
+  reserve_needs_published: "only a published listing can be reserved",
+  listing_unavailable: "the listing is not available",
+  reference_taken: "another listing of this office already has this reference",
+  inquiry_closed: "the enquiry is rejected or closed",
+  slot_cancelled: "the slot is cancelled",
+  slot_begun: "the slot has begun",
+  slot_full: "the slot is full",
+  proposal_decided: "the proposal is not open",
+  not_a_change: "not a property change",
+  not_a_message: "not a reply or rejection",
+  too_many: "the limit is reached",
+} as const;
+
+/** A stable reason of a refusal (key of {@linkcode ERROR_REASONS}). */
+export type ErrorReason = keyof typeof ERROR_REASONS;
+
+/** The typed facts of a refusal. */
+export interface ErrorFacts {
+  /** The input that was wrong, as a path of the caller's names: `start`, `slots.2.start`, `aenderungen.preis`. */
+  field?: string;
+  /** Why it was refused. */
+  reason?: ErrorReason;
+  /** What the reason names: the fields missing, a listing's status. */
+  names?: readonly string[];
+  /** The number the reason names (a limit). */
+  limit?: number;
+  /** More text for people (REST `detail`, task output), e.g. a parser's message; never read by code. */
+  hint?: string;
+}
+
+/** An expected failure with a stable code and typed facts; `detail` renders them for people. */
 export class AppError extends Error {
   override name = "AppError";
   /** The stable snake_case code sent to callers. */
   readonly code: ErrorCode;
-  /** Which input was wrong and why (400s only). */
-  readonly detail: string | undefined;
+  /** Which input was wrong and why. */
+  readonly facts: ErrorFacts;
 
-  /** Creates an error with `code` and an optional human `detail`. */
-  constructor(code: ErrorCode, detail?: string) {
-    super(detail ? `${code}: ${detail}` : code);
+  /** Creates an error with `code` and its facts. */
+  constructor(code: ErrorCode, facts: ErrorFacts = {}) {
+    super(code);
     this.code = code;
-    this.detail = detail;
+    this.facts = facts;
+    this.message = this.detail ? `${code}: ${this.detail}` : code;
+  }
+
+  /** The facts as one English line (`start: must be in the future`), or undefined when there are none. */
+  get detail(): string | undefined {
+    const f = this.facts;
+    const why = f.reason
+      ? [ERROR_REASONS[f.reason], f.names?.length ? f.names.join(", ") : undefined, f.limit?.toString()]
+        .filter(Boolean).join(": ")
+      : undefined;
+    const text = [f.field, why, f.hint].filter(Boolean).join(": ");
+    return text || undefined;
   }
 
   /** The HTTP status of this error's code. */

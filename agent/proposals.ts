@@ -167,7 +167,7 @@ export async function approveProposal(
   const pid = idOrNotFound(id);
   const current = await findProposal(deps.db.kysely, actor.officeId, pid);
   if (!current) throw new AppError("not_found");
-  if (current.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+  if (current.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
   if (current.vorschlag_art === "property_change") {
     const changes = edit ? editedChanges(current, edit) : undefined;
     return await approveChange(deps, actor, pid, changes);
@@ -178,27 +178,29 @@ export async function approveProposal(
 /** The edited text of a reply or rejection; `invalid_request` without one or with values. */
 function editedText(edit: ProposalEdit): string {
   if (edit.aenderungen !== undefined) {
-    throw new AppError("invalid_request", "aenderungen: not a property change");
+    throw new AppError("invalid_request", { field: "aenderungen", reason: "not_a_change" });
   }
   const text = edit.text?.trim() ?? "";
   if (text.length === 0 || text.length > MESSAGE_MAX || text.includes("\u0000")) {
-    throw new AppError("invalid_request", "text");
+    throw new AppError("invalid_request", { field: "text" });
   }
   return text;
 }
 
 /** The proposal's changes with the edited values; `invalid_request` for a field it does not name or a bad value. */
 function editedChanges(p: ProposalRow, edit: ProposalEdit): Record<string, FieldChange> {
-  if (edit.text !== undefined) throw new AppError("invalid_request", "text: not a reply or rejection");
+  if (edit.text !== undefined) {
+    throw new AppError("invalid_request", { field: "text", reason: "not_a_message" });
+  }
   if (edit.aenderungen === undefined || Object.keys(edit.aenderungen).length === 0) {
-    throw new AppError("invalid_request", "aenderungen");
+    throw new AppError("invalid_request", { field: "aenderungen" });
   }
   const changes = { ...p.aenderungen! };
   for (const [field, neu] of Object.entries(edit.aenderungen)) {
     const known = changes[field];
     const valid = (DOCUMENT_FIELDS as readonly string[]).includes(field) &&
       stockFieldsShape[field as DocumentField].safeParse(neu).success;
-    if (!known || !valid) throw new AppError("invalid_request", `aenderungen.${field}`);
+    if (!known || !valid) throw new AppError("invalid_request", { field: `aenderungen.${field}` });
     changes[field] = { alt: known.alt, neu };
   }
   return changes;
@@ -215,7 +217,7 @@ async function approveChange(
   return await deps.db.kysely.transaction().execute(async (tx) => {
     const p = await findProposal(tx, actor.officeId, id, true);
     if (!p) throw new AppError("not_found");
-    if (p.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+    if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
     const changes = edited ?? p.aenderungen!;
     const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
     await updateStockIn(tx, actor.officeId, p.listing_id, fields, now);
@@ -245,7 +247,7 @@ async function approveMessage(
   const approval = await withEvents(deps, async (tx) => {
     const p = await findProposal(tx, actor.officeId, current.id, true);
     if (!p) throw new AppError("not_found");
-    if (p.status !== "offen") throw new AppError("conflict", "the proposal is not open");
+    if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
     const send = p.vorschlag_art === "reply" ? replyToInquiryIn : rejectInquiryIn;
     const sent = await send(tx, actor, p.inquiry_id!, text ?? p.text!, { origin, now });
     const done = await decideProposal(tx, actor.officeId, p.id, {
@@ -273,7 +275,7 @@ export async function discardProposal(
   });
   if (done) return viewOf(done);
   if (!await findProposal(deps.db.kysely, actor.officeId, pid)) throw new AppError("not_found");
-  throw new AppError("conflict", "the proposal is not open");
+  throw new AppError("conflict", { reason: "proposal_decided" });
 }
 
 /** An office's template of one kind: its text and whether it is the office's own (else the built-in default). */
@@ -310,7 +312,7 @@ export async function setTemplate(
 ): Promise<Template> {
   const t = text === null ? null : text.trim();
   if (t !== null && (t.length === 0 || t.length > TEMPLATE_MAX || t.includes("\u0000"))) {
-    throw new AppError("invalid_request", "text");
+    throw new AppError("invalid_request", { field: "text" });
   }
   await saveTemplate(deps.db.kysely, officeId, art, t, nowOf(deps));
   return await getTemplate(deps, officeId, art);

@@ -24,13 +24,13 @@ export interface NewPerson {
 export async function createPerson(auth: Auth, db: Db, p: NewPerson): Promise<string> {
   const email = p.email.trim().toLowerCase();
   if (!/^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email)) {
-    throw new AppError("invalid_request", "invalid e-mail address");
+    throw new AppError("invalid_request", { field: "email", reason: "not_an_email" });
   }
   if (p.password.length < 10 || p.password.length > 128) {
-    throw new AppError("invalid_request", "password must have 10 to 128 characters");
+    throw new AppError("invalid_request", { field: "password", reason: "password_length" });
   }
   if (await userByEmail(db, email)) {
-    throw new AppError("invalid_request", "e-mail address already registered");
+    throw new AppError("invalid_request", { field: "email", reason: "address_taken" });
   }
   const ctx = await auth.$context;
   const hash = await ctx.password.hash(p.password);
@@ -62,7 +62,7 @@ export async function addProvider(
     await startMembership(db, existing.id, p.officeId);
     return { userId: existing.id, created: false };
   }
-  if (!p.password) throw new AppError("invalid_request", "a new provider needs a password");
+  if (!p.password) throw new AppError("invalid_request", { field: "password", reason: "password_required" });
   const userId = await createPerson(auth, db, {
     email: p.email,
     name: p.name,

@@ -123,7 +123,11 @@ export interface CreatedApiKey {
 export async function createApiKey(db: Db, userId: string, name: string): Promise<CreatedApiKey> {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 100) {
-    throw new AppError("invalid_request", "name must have 1 to 100 characters");
+    throw new AppError("invalid_request", {
+      field: "name",
+      reason: "out_of_range",
+      hint: "1 to 100 characters",
+    });
   }
   const key = generateApiKey();
   const displayPrefix = key.slice(0, DISPLAY_PREFIX_LENGTH);

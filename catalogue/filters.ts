@@ -87,6 +87,6 @@ export function pricesInOrder(f: Pick<SearchFilters, "min_price" | "max_price">)
 /** Checks the rule between filters that a single field cannot express; throws `invalid_request`. */
 export function checkFilter(f: Pick<SearchFilters, "min_price" | "max_price">): void {
   if (!pricesInOrder(f)) {
-    throw new AppError("invalid_request", "min_price: must not be greater than max_price");
+    throw new AppError("invalid_request", { field: "min_price", reason: "min_above_max" });
   }
 }

@@ -65,7 +65,7 @@ export async function readOpenImmo(bytes: Uint8Array): Promise<OpenImmoFile> {
 }
 
 function broken(reason: string): AppError {
-  return new AppError("invalid_request", reason);
+  return new AppError("invalid_request", { reason: "broken_file", hint: reason });
 }
 
 // ---- container and encoding -------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ export async function listStock(db: Db, officeId: string, q: StockQuery): Promis
   const pageSize = Math.min(Math.max(q.page_size ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
   const search = q.search?.trim() || undefined;
   if (search !== undefined && (search.length > 100 || search.includes("\u0000"))) {
-    throw new AppError("invalid_request", "search");
+    throw new AppError("invalid_request", { field: "search" });
   }
   const f = { status: q.status, search };
   const { items, total } = await listStockRows(db, officeId, f, pageSize, (page - 1) * pageSize);
@@ -313,7 +313,7 @@ async function changeAvailability(
     lockedListingIn(tx, officeId, id, async (row) => {
       if (row.status === status) return row;
       if (status === "reserved" && row.status !== "published") {
-        throw new AppError("conflict", "only a published listing can be reserved");
+        throw new AppError("conflict", { reason: "reserve_needs_published" });
       }
       rejections = await makeUnavailable(tx, deps.reactions, { listingId: row.id, status, now, origin });
       return (await findStockRow(tx, officeId, row.id))!;
@@ -357,7 +357,7 @@ export function missingForPublication(
 function requireComplete(l: Parameters<typeof missingForPublication>[0]): void {
   const missing = missingForPublication(l);
   if (missing.length > 0) {
-    throw new AppError("conflict", `missing fields for publication: ${missing.join(", ")}`);
+    throw new AppError("conflict", { reason: "missing_for_publication", names: missing });
   }
 }
 

@@ -236,7 +236,7 @@ async function uniqueReference<T>(write: () => Promise<T>): Promise<T> {
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     if (e.code === "23505" && String(e.message).includes("listings_office_reference")) {
-      throw new AppError("conflict", "reference: another listing of this office already has this reference");
+      throw new AppError("conflict", { field: "reference", reason: "reference_taken" });
     }
     throw err;
   }

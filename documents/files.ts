@@ -114,7 +114,7 @@ export interface UploadInput {
 export function decodeBase64(b64: string): { bytes: Uint8Array<ArrayBuffer>; canonical: string } {
   const s = b64.replace(/\s+/g, "");
   if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) {
-    throw new AppError("invalid_request", "inhalt: kein gültiges Base64 / not valid Base64");
+    throw new AppError("invalid_request", { field: "inhalt", reason: "not_base64" });
   }
   const bin = atob(s);
   const bytes = new Uint8Array(bin.length);
@@ -126,7 +126,7 @@ export function decodeBase64(b64: string): { bytes: Uint8Array<ArrayBuffer>; can
 function fileName(name: string): string {
   const n = name.trim();
   if (n.length === 0 || n.length > FILE_NAME_MAX || hasControlCharacter(n)) {
-    throw new AppError("invalid_request", "name");
+    throw new AppError("invalid_request", { field: "name" });
   }
   return n;
 }
@@ -171,10 +171,7 @@ export async function uploadFile(
 }
 
 function tooLarge(): AppError {
-  return new AppError(
-    "payload_too_large",
-    `inhalt: höchstens ${FILE_MAX_BYTES} Bytes / at most ${FILE_MAX_BYTES} bytes`,
-  );
+  return new AppError("payload_too_large", { field: "inhalt", reason: "too_long", limit: FILE_MAX_BYTES });
 }
 
 /** What `listFiles` returns: a page of the office's files. */

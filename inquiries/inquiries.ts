@@ -136,7 +136,7 @@ export interface Paging {
 function messageBody(text: string): string {
   const body = text.trim();
   if (body.length === 0 || body.length > MESSAGE_MAX || body.includes("\0")) {
-    throw new AppError("invalid_request", "message");
+    throw new AppError("invalid_request", { field: "message" });
   }
   return body;
 }
@@ -144,14 +144,16 @@ function messageBody(text: string): string {
 /** Trimmed one-line text or null; over `max` or with a control character: `invalid_request` naming `field`. */
 function optionalText(text: string | null, max: number, field: string): string | null {
   const t = text?.trim() ?? "";
-  if (t.length > max || hasControlCharacter(t)) throw new AppError("invalid_request", field);
+  if (t.length > max || hasControlCharacter(t)) throw new AppError("invalid_request", { field });
   return t.length === 0 ? null : t;
 }
 
 /** The e-mail address trimmed and lower-cased; `invalid_request` when it is not one. */
 export function normaliseEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length < 3 || e.length > EMAIL_MAX || !EMAIL.test(e)) throw new AppError("invalid_request", "email");
+  if (e.length < 3 || e.length > EMAIL_MAX || !EMAIL.test(e)) {
+    throw new AppError("invalid_request", { field: "email" });
+  }
   return e;
 }
 
@@ -182,7 +184,9 @@ export async function sendInquiry(
   const body = messageBody(input.message);
   const name = optionalText(input.enquirer.name, NAME_MAX, "name");
   // Without an account the name is the only way the provider knows whom they answer.
-  if (input.enquirer.seekerId === null && name === null) throw new AppError("invalid_request", "name");
+  if (input.enquirer.seekerId === null && name === null) {
+    throw new AppError("invalid_request", { field: "name" });
+  }
   const phone = optionalText(input.enquirer.phone, PHONE_MAX, "phone");
   const seekerId = input.enquirer.seekerId;
   const quelle = input.quelle ?? "service";
@@ -394,7 +398,7 @@ async function lockWritable(
 ): Promise<LockedInquiry> {
   const inquiry = await lockInquiry(tx, scope, inquiryId);
   if (!inquiry) throw new AppError("not_found");
-  if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", "the enquiry is rejected or closed");
+  if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", { reason: "inquiry_closed" });
   return inquiry;
 }
 

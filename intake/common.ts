@@ -71,6 +71,8 @@ export function refusalOf(err: unknown): RefusalReason | undefined {
   if (err.code === "not_found") return "unknown_listing";
   if (err.code === "rate_limited") return "rate_limited";
   if (err.code !== "invalid_request") return undefined;
-  const known = ["email", "name", "phone", "message"];
-  return known.includes(err.detail ?? "") ? `invalid_${err.detail}` as RefusalReason : "invalid_message";
+  const field = err.facts.field;
+  return field === "email" || field === "name" || field === "phone" || field === "message"
+    ? `invalid_${field}`
+    : "invalid_message";
 }

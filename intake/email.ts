@@ -75,12 +75,12 @@ export function intakeTarget(addresses: string[], domain: string): IntakeTarget 
  * `invalid_request` ("message") when it is not one.
  */
 async function parseMail(raw: Uint8Array): Promise<ParsedMail> {
-  if (raw.byteLength === 0) throw new AppError("invalid_request", "message");
+  if (raw.byteLength === 0) throw new AppError("invalid_request", { field: "message" });
   const { default: PostalMime, addressParser } = await import("postal-mime");
   try {
     return { mail: await PostalMime.parse(raw, { attachmentEncoding: "arraybuffer" }), addressParser };
   } catch {
-    throw new AppError("invalid_request", "message");
+    throw new AppError("invalid_request", { field: "message" });
   }
 }
 
@@ -88,7 +88,7 @@ async function parseMail(raw: Uint8Array): Promise<ParsedMail> {
 function enquirerOf(mail: Email): { name: string; email: string } {
   const box = mailboxes(mail.replyTo)[0] ?? mailboxes(mail.from ? [mail.from] : [])[0];
   const email = clean(box?.address);
-  if (!email) throw new AppError("invalid_request", "email");
+  if (!email) throw new AppError("invalid_request", { field: "email" });
   return { name: enquirerName(box?.name, email), email };
 }
 

@@ -82,7 +82,7 @@ export function decodeXml(bytes: Uint8Array): string {
   try {
     return new TextDecoder(xmlEncoding(bytes), { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new AppError("invalid_request", "encoding");
+    throw new AppError("invalid_request", { field: "encoding" });
   }
 }
 
@@ -134,22 +134,24 @@ function readXml({ XMLParser }: XmlLib, xml: string): Record<string, unknown> {
     })
       .parse(xml) as Record<string, unknown>;
   } catch {
-    throw new AppError("invalid_request", "xml");
+    throw new AppError("invalid_request", { field: "xml" });
   }
 }
 
 /** Parses a feedback document; `invalid_request` ("xml", "doctype", "openimmo_feedback", "interessent"). */
 export async function parseFeedback(xml: string): Promise<Feedback> {
-  if (/<!DOCTYPE/i.test(xml)) throw new AppError("invalid_request", "doctype");
+  if (/<!DOCTYPE/i.test(xml)) throw new AppError("invalid_request", { field: "doctype" });
   const lib = await import("fast-xml-parser");
-  if (lib.XMLValidator.validate(xml) !== true) throw new AppError("invalid_request", "xml");
+  if (lib.XMLValidator.validate(xml) !== true) throw new AppError("invalid_request", { field: "xml" });
   const doc = readXml(lib, xml);
   const root = doc.openimmo_feedback;
-  if (typeof root !== "object" || root === null) throw new AppError("invalid_request", "openimmo_feedback");
+  if (typeof root !== "object" || root === null) {
+    throw new AppError("invalid_request", { field: "openimmo_feedback" });
+  }
   const enquiries: FeedbackEnquiry[] = [];
   for (const objekt of list((root as Record<string, unknown>).objekt)) {
     enquiries.push(...enquiriesOf(objekt, enquiries.length));
-    if (enquiries.length > MAX_ENTRIES) throw new AppError("invalid_request", "interessent");
+    if (enquiries.length > MAX_ENTRIES) throw new AppError("invalid_request", { field: "interessent" });
   }
   const sender = (root as Record<string, unknown>).sender;
   return { sender: field(sender, "name"), enquiries };
@@ -211,7 +213,7 @@ async function receiveOne(deps: AppDeps, sender: string, e: FeedbackEnquiry): Pr
  * that cannot be read (nothing written); otherwise answers every interessent as created, duplicate or refused.
  */
 export async function receiveFeedback(deps: AppDeps, bytes: Uint8Array): Promise<FeedbackResult> {
-  if (bytes.byteLength === 0) throw new AppError("invalid_request", "xml");
+  if (bytes.byteLength === 0) throw new AppError("invalid_request", { field: "xml" });
   const feedback = await parseFeedback(decodeXml(bytes));
   const result: FeedbackResult = { created: [], duplicate: [], refused: [] };
   for (const e of feedback.enquiries) {

@@ -641,7 +641,7 @@ async function enquire(ctx: PageCtx, c: C) {
       return listingPage(ctx, c, { error: "enquiryLimited", status: 429, values });
     }
     if (e.code === "invalid_request") {
-      const field = enquiryField(e.detail);
+      const field = enquiryField(e.facts.field);
       const error = field ? ENQUIRY_FIELD_ERROR[field] : "enquiryInvalid";
       return listingPage(ctx, c, { error, field, status: 400, values });
     }
@@ -649,9 +649,8 @@ async function enquire(ctx: PageCtx, c: C) {
   }
 }
 
-/** The enquiry field an `invalid_request` detail of `sendInquiry` names, if any. */
-function enquiryField(detail: string | undefined): EnquiryField | undefined {
-  const name = detail?.split(":")[0]?.trim();
+/** The enquiry field an `invalid_request` of `sendInquiry` names, if any. */
+function enquiryField(name: string | undefined): EnquiryField | undefined {
   return name === "name" || name === "email" || name === "phone" || name === "message" ? name : undefined;
 }
 

@@ -11,7 +11,7 @@ import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import type { Principal } from "../auth/principal.ts";
 import { personAccess } from "../db/accounts.ts";
 import { WORKSPACE_PAGE, workspaceOffice } from "../auth/account_home.ts";
-import { AppError } from "../errors.ts";
+import { AppError, type ErrorFacts, type ErrorReason } from "../errors.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, type PageCtx } from "./common.ts";
@@ -108,6 +108,10 @@ const TEXTS = {
   choose: ["— bitte wählen —", "— please choose —"],
   formErrors: ["Bitte prüfen Sie diese Felder:", "Please check these fields:"],
   conflict: ["Das geht in diesem Zustand nicht:", "Not possible in this state:"],
+  conflictUnknown: [
+    "Bitte prüfen Sie den Zustand und versuchen Sie es erneut.",
+    "Please check the state and try again.",
+  ],
   saved: ["Gespeichert.", "Saved."],
   sent: ["Gesendet.", "Sent."],
   done: ["Erledigt.", "Done."],
@@ -194,12 +198,22 @@ const TEXTS = {
 } as const;
 
 /** A text key of the workspace. */
-type WsKey = keyof typeof TEXTS;
+/** A key of the workspace texts. */
+export type WsKey = keyof typeof TEXTS;
 
 /** The workspace text `key` in `lang` (an unknown key is shown as it is). */
-export function w(l: Lang, key: WsKey | string): string {
-  const entry = (TEXTS as Record<string, readonly [string, string]>)[key];
-  return entry ? entry[l === "en" ? 1 : 0] : key;
+export function w(l: Lang, key: WsKey): string {
+  return TEXTS[key][l === "en" ? 1 : 0];
+}
+
+/** Whether `word` (a status, a kind, a field name from data) has a text of its own. */
+export function isWsKey(word: string): word is WsKey {
+  return Object.hasOwn(TEXTS, word);
+}
+
+/** A word from data (a status, a kind, a field name) in the page's language: its text, or itself. */
+export function wordOf(l: Lang, word: string): string {
+  return isWsKey(word) ? w(l, word) : word;
 }
 
 /** The signed-in person acting for their office. */
@@ -311,7 +325,8 @@ export function WsPage(p: WsPageProps) {
 /** A problem with a form, shown above it: the fields named (and marked) or a state conflict. */
 export interface FormProblem {
   fields: string[];
-  conflict?: string | undefined;
+  /** The facts of a `conflict` refusal (its reason is shown in the page's language). */
+  conflict?: ErrorFacts | undefined;
 }
 
 /**
@@ -331,11 +346,10 @@ export async function attempt<T>(
     if (e.code === "not_found") return notFound(ctx, c);
     if (e.code === "rate_limited") return tooMany(c);
     if (e.code === "conflict") {
-      const detail = e.detail ?? "";
-      return await again({ fields: detail.startsWith("reference:") ? ["reference"] : [], conflict: detail });
+      return await again({ fields: e.facts.field ? [formField(e.facts.field)] : [], conflict: e.facts });
     }
     if (e.code === "invalid_request" || e.code === "payload_too_large") {
-      return await again({ fields: [fieldOfDetail(e.detail ?? "form")] });
+      return await again({ fields: [formField(e.facts.field ?? "form")] });
     }
     throw e;
   }
@@ -352,62 +366,37 @@ function tooMany(c: C) {
   );
 }
 
-/** The field an `invalid_request` detail names ("start: must be …", "slots.2.start", "aenderungen.x" → "start"). */
-function fieldOfDetail(detail: string): string {
-  const head = detail.split(":")[0]!.trim();
-  const parts = head.split(".").filter((s) => !/^[0-9]+$/.test(s));
-  return parts.at(-1) || "form";
+/** The form field of a refusal's field path (`slots.2.start` → `start`, `aenderungen.preis` → `preis`). */
+function formField(path: string): string {
+  return path.split(".").filter((s) => !/^[0-9]+$/.test(s)).at(-1) || "form";
 }
 
-/** Known conflict reasons of the domain: the pattern and the German and English text (`$1`: the match, translated). */
-const CONFLICTS: Array<[RegExp, string, string]> = [
-  [
-    /^missing fields for publication: (.*)$/,
-    "Für die Veröffentlichung fehlen: $1.",
-    "Missing for publication: $1.",
-  ],
-  [
-    /^only a published listing can be reserved$/,
+/** The German and English text of each conflict reason a workspace form can meet. */
+const CONFLICT_TEXTS: Partial<Record<ErrorReason, readonly [string, string]>> = {
+  missing_for_publication: ["Für die Veröffentlichung fehlen:", "Missing for publication:"],
+  reserve_needs_published: [
     "Nur ein veröffentlichtes Objekt kann reserviert werden.",
     "Only a published listing can be reserved.",
   ],
-  [
-    /^the listing is (withdrawn|reserved)$/,
-    "Das Objekt ist nicht verfügbar ($1).",
-    "The listing is not available ($1).",
-  ],
-  [/^the slot is cancelled$/, "Der Termin ist abgesagt.", "The slot is cancelled."],
-  [
-    /^the proposal is not open$/,
-    "Der Vorschlag ist schon erledigt.",
-    "The proposal has already been decided.",
-  ],
-  [
-    /^reference:/,
+  listing_unavailable: ["Das Objekt ist nicht verfügbar:", "The listing is not available:"],
+  slot_cancelled: ["Der Termin ist abgesagt.", "The slot is cancelled."],
+  proposal_decided: ["Der Vorschlag ist schon erledigt.", "The proposal has already been decided."],
+  reference_taken: [
     "Diese Referenz hat schon ein anderes Objekt Ihres Büros.",
     "Another listing of your office has this reference.",
   ],
-  [
-    /^the enquiry is rejected or closed$/,
-    "Die Anfrage ist abgelehnt oder geschlossen.",
-    "The enquiry is rejected or closed.",
-  ],
-  [/^the slot has begun$/, "Der Termin hat schon begonnen.", "The slot has already begun."],
-  [/^the slot is full$/, "Der Termin ist ausgebucht.", "The slot is fully booked."],
-];
+  inquiry_closed: ["Die Anfrage ist abgelehnt oder geschlossen.", "The enquiry is rejected or closed."],
+  slot_begun: ["Der Termin hat schon begonnen.", "The slot has already begun."],
+  slot_full: ["Der Termin ist ausgebucht.", "The slot is fully booked."],
+  too_many: ["Die Höchstzahl ist erreicht.", "The limit is reached."],
+};
 
-/** The reason of a `conflict` in the page's language (named fields and statuses translated), else the detail. */
-function conflictText(l: Lang, detail: string): string {
-  for (const [re, de, en] of CONFLICTS) {
-    const m = re.exec(detail);
-    if (!m) continue;
-    const named = (m[1] ?? "").replace(
-      /[a-z_]+/g,
-      (x) => x === "or" ? (l === "en" ? "or" : "oder") : w(l, x),
-    );
-    return (l === "en" ? en : de).replace("$1", named);
-  }
-  return detail;
+/** The reason of a `conflict` in the page's language, with the fields or statuses it names translated. */
+function conflictText(l: Lang, facts: ErrorFacts): string {
+  const text = facts.reason && CONFLICT_TEXTS[facts.reason];
+  if (!text) return w(l, "conflictUnknown");
+  const named = (facts.names ?? []).map((n) => wordOf(l, n)).join(", ");
+  return named ? `${text[l === "en" ? 1 : 0]} ${named}.` : text[l === "en" ? 1 : 0];
 }
 
 /** The problem box above a form: the conflict's reason and the named fields as links to them. */
@@ -423,7 +412,7 @@ export function Problem(p: { l: Lang; problem?: FormProblem | undefined }) {
           <ul>
             {problem.fields.map((f) => (
               <li>
-                <a href={`#${f}`}>{w(l, f)}</a>
+                <a href={`#${f}`}>{wordOf(l, f)}</a>
               </li>
             ))}
           </ul>

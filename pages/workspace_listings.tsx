@@ -41,6 +41,7 @@ import {
   Problem,
   w,
   WORKSPACE,
+  type WsKey,
   WsPage,
 } from "./workspace_common.tsx";
 import { numberOfInput } from "../catalogue/german.ts";
@@ -214,10 +215,10 @@ async function editPage(
 
 function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
   const { l, listing: x } = p;
-  const acts = [
-    ...(x.status !== "published" ? ["publish"] : []),
-    ...(x.status === "published" ? ["reserve"] : []),
-    ...(x.status !== "withdrawn" ? ["withdraw"] : []),
+  const acts: WsKey[] = [
+    ...(x.status !== "published" ? ["publish" as const] : []),
+    ...(x.status === "published" ? ["reserve" as const] : []),
+    ...(x.status !== "withdrawn" ? ["withdraw" as const] : []),
   ];
   return (
     <>
@@ -248,7 +249,7 @@ function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
 }
 
 function Input(
-  p: { l: Lang; id: string; value: string | undefined; problem: FormProblem | undefined; decimal?: boolean },
+  p: { l: Lang; id: WsKey; value: string | undefined; problem: FormProblem | undefined; decimal?: boolean },
 ) {
   return (
     <div>
@@ -268,8 +269,8 @@ function Input(
 function Choice(
   p: {
     l: Lang;
-    id: string;
-    options: readonly string[];
+    id: WsKey;
+    options: readonly WsKey[];
     value: string | undefined;
     problem: FormProblem | undefined;
   },
@@ -398,7 +399,7 @@ async function changeStatus(ctx: PageCtx, c: C) {
     if (f.aktion === "reserve") return (await reserveStock(ctx.deps, act)).listing;
     if (f.aktion === "withdraw") return (await withdrawStock(ctx.deps, act)).listing;
     await getStock(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
-    throw new AppError("invalid_request", "aktion");
+    throw new AppError("invalid_request", { field: "aktion" });
   }, async (problem) => {
     const current = await getStock(ctx.deps.db, m.officeId, id);
     return await editPage(ctx, c, current, problem);

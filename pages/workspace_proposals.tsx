@@ -34,6 +34,7 @@ import {
   Pager,
   Problem,
   w,
+  wordOf,
   WORKSPACE,
   WsPage,
 } from "./workspace_common.tsx";
@@ -146,7 +147,7 @@ function Changes(p: { l: "de" | "en"; v: Proposal }) {
           {Object.entries(v.aenderungen ?? {}).map(([field, c]) => (
             <tr>
               <td>
-                <label for={`neu-${v.vorschlag_id}-${field}`}>{w(l, field)}</label>
+                <label for={`neu-${v.vorschlag_id}-${field}`}>{wordOf(l, field)}</label>
               </td>
               <td>{c.alt ?? "—"}</td>
               <td>

@@ -36,7 +36,9 @@ import {
   Problem,
   w,
   webPrincipal,
+  wordOf,
   WORKSPACE,
+  type WsKey,
   WsPage,
 } from "./workspace_common.tsx";
 
@@ -120,7 +122,7 @@ function Field(
   p: {
     l: "de" | "en";
     id: string;
-    label?: string;
+    label?: WsKey;
     type: string;
     problem?: FormProblem | undefined;
     value?: string | undefined;
@@ -128,7 +130,7 @@ function Field(
 ) {
   return (
     <div>
-      <label for={p.id}>{w(p.l, p.label ?? p.id)}</label>
+      <label for={p.id}>{p.label ? w(p.l, p.label) : wordOf(p.l, p.id)}</label>
       <input
         id={p.id}
         name={p.id}

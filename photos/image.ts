@@ -89,7 +89,10 @@ function sharpLib(): Promise<SharpFactory> {
     return m.default as unknown as SharpFactory;
   }).catch((e) => {
     loaded = undefined;
-    throw new AppError("unavailable", `image library: ${(e as Error).message.split("\n")[0]}`);
+    throw new AppError("unavailable", {
+      reason: "image_library_unavailable",
+      hint: (e as Error).message.split("\n")[0],
+    });
   });
   return loaded;
 }

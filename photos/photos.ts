@@ -82,10 +82,12 @@ export class PhotoRefused extends AppError {
 
   /** Refuses image `index` (`fileName`) for `refusal`. */
   constructor(index: number, fileName: string | null, refusal: PhotoRefusal) {
-    super(
-      REFUSAL_CODE[refusal],
-      `foto ${index}${fileName ? ` (${fileName})` : ""}: ${refusal}: ${REFUSAL_TEXT[refusal]}`,
-    );
+    super(REFUSAL_CODE[refusal], {
+      field: `fotos.${index}`,
+      reason: "invalid",
+      names: [refusal],
+      hint: `${fileName ? `${fileName}: ` : ""}${REFUSAL_TEXT[refusal]}`,
+    });
     this.index = index;
     this.fileName = fileName;
     this.refusal = refusal;
@@ -154,7 +156,11 @@ function altTextOf(raw: string | null | undefined): string | null {
   if (t === "") return null;
   // deno-lint-ignore no-control-regex
   if (t.length > ALT_TEXT_MAX || /[\u0000-\u001f\u007f]/.test(t) || !t.isWellFormed()) {
-    throw new AppError("invalid_request", `alt_text: 1–${ALT_TEXT_MAX} characters, no control characters`);
+    throw new AppError("invalid_request", {
+      field: "alt_text",
+      reason: "control_character",
+      hint: `1–${ALT_TEXT_MAX} characters`,
+    });
   }
   return t;
 }
@@ -197,9 +203,13 @@ export async function addPhotos(
   uploads: PhotoUpload[],
 ): Promise<AddedPhotos> {
   const id = idOrNotFound(listingId);
-  if (uploads.length === 0) throw new AppError("invalid_request", "fotos: at least one image");
+  if (uploads.length === 0) throw new AppError("invalid_request", { field: "fotos", reason: "empty" });
   if (uploads.length > PHOTOS_PER_UPLOAD_MAX) {
-    throw new AppError("invalid_request", `fotos: at most ${PHOTOS_PER_UPLOAD_MAX} images at once`);
+    throw new AppError("invalid_request", {
+      field: "fotos",
+      reason: "too_many",
+      limit: PHOTOS_PER_UPLOAD_MAX,
+    });
   }
   const ready = await preparePhotos(uploads);
   const now = nowOf(deps);
@@ -226,7 +236,7 @@ async function storePhotosIn(
   const before = have.size;
   const fresh = new Set(ready.map((r) => r.derived.source.sha256).filter((h) => !have.has(h)));
   if (before + fresh.size > PHOTOS_PER_LISTING_MAX) {
-    throw new AppError("conflict", `a listing has at most ${PHOTOS_PER_LISTING_MAX} photos`);
+    throw new AppError("conflict", { field: "fotos", reason: "too_many", limit: PHOTOS_PER_LISTING_MAX });
   }
   const ids: string[] = [];
   for (const r of ready) {
@@ -328,7 +338,11 @@ export async function updatePhoto(
 ): Promise<PhotoView[]> {
   const altText = change.altText === undefined ? undefined : altTextOf(change.altText);
   if (change.position !== undefined && (!Number.isInteger(change.position) || change.position < 0)) {
-    throw new AppError("invalid_request", "position: a whole number from 0");
+    throw new AppError("invalid_request", {
+      field: "position",
+      reason: "out_of_range",
+      hint: "a whole number from 0",
+    });
   }
   return await inPhotoListing(deps, officeId, photoId, async (tx, listingId, photos) => {
     if (altText !== undefined) await setPhotoAltText(tx, photoId, altText);
@@ -369,7 +383,7 @@ export async function reorderPhotos(
     const have = (await listPhotoRows(tx, id)).map((p) => p.id);
     const same = wanted.length === have.length && new Set(wanted).size === wanted.length &&
       wanted.every((w) => have.includes(w));
-    if (!same) throw new AppError("invalid_request", "foto_ids: each photo of the listing exactly once");
+    if (!same) throw new AppError("invalid_request", { field: "foto_ids", reason: "not_every_photo_once" });
     await setPhotoPositions(tx, id, wanted);
     return (await listPhotoRows(tx, id)).map(photoView);
   });

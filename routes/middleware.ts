@@ -131,11 +131,15 @@ const CODE_OF_STATUS = new Map(
 function asAppError(err: HTTPException): unknown {
   if (err instanceof AppError) return err;
   if (err.status === 400 && /json/i.test(err.message)) {
-    return new AppError("invalid_json", "body: not valid JSON");
+    return new AppError("invalid_json", { field: "body", reason: "not_json" });
   }
   const code = CODE_OF_STATUS.get(err.status);
   if (code === "invalid_request" || (!code && err.status < 500)) {
-    return new AppError("invalid_request", `request: ${clip(err.message || "refused", 100)}`);
+    return new AppError("invalid_request", {
+      field: "request",
+      reason: "invalid",
+      hint: clip(err.message || "refused", 100),
+    });
   }
   return code ? new AppError(code) : err;
 }

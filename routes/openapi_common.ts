@@ -40,7 +40,7 @@ export function validationHook(
   if (result.success) return;
   const issue = result.error?.issues[0];
   const where = issue?.path.map(String).join(".") || "request";
-  throw new AppError("invalid_request", `${where}: ${issue?.message ?? "invalid"}`);
+  throw new AppError("invalid_request", { field: where, reason: "invalid", hint: issue?.message });
 }
 
 /**
@@ -52,17 +52,22 @@ export function strictQuery(allowed: string[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const seen = new Set<string>();
     for (const [name] of new URL(c.req.url).searchParams) {
-      if (!known.has(name)) throw new AppError("invalid_request", `${clip(name, 40)}: unknown parameter`);
-      if (seen.has(name)) throw new AppError("invalid_request", `${name}: given more than once`);
+      if (!known.has(name)) {
+        throw new AppError("invalid_request", { field: clip(name, 40), reason: "unknown_parameter" });
+      }
+      if (seen.has(name)) {
+        throw new AppError("invalid_request", { field: name, reason: "repeated_parameter" });
+      }
       seen.add(name);
     }
     for (const pair of new URL(c.req.url).search.slice(1).split("&")) {
       if (!decodes(pair)) {
         const name = pair.split("=", 1)[0]!;
-        throw new AppError(
-          "invalid_request",
-          `${decodes(name) ? decode(name) : "query"}: not percent-encoded UTF-8`,
-        );
+        throw new AppError("invalid_request", {
+          field: decodes(name) ? decode(name) : "query",
+          reason: "not_utf8",
+          hint: "not percent-encoded UTF-8",
+        });
       }
     }
     await next();
@@ -88,17 +93,23 @@ function decode(component: string): string {
  * parser tells), never quoting the body.
  */
 export function parseJsonBody(bytes: Uint8Array): unknown {
-  if (bytes.length === 0) throw new AppError("invalid_json", "body: empty, expected JSON");
+  if (bytes.length === 0) {
+    throw new AppError("invalid_json", { field: "body", reason: "empty", hint: "expected JSON" });
+  }
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    throw new AppError("invalid_json", "body: not valid UTF-8");
+    throw new AppError("invalid_json", { field: "body", reason: "not_utf8" });
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new AppError("invalid_json", `body: not valid JSON (${whereJsonBroke(String(e))})`);
+    throw new AppError("invalid_json", {
+      field: "body",
+      reason: "not_json",
+      hint: whereJsonBroke(String(e)),
+    });
   }
 }
 

@@ -82,10 +82,16 @@ function toSavedSearch(r: SavedSearchRow): SavedSearch {
 /** The filters after the rules between fields: known fields only, at least one set, min_price ≤ max_price. */
 function checkedFilters(raw: unknown): SearchFilters {
   const parsed = searchFiltersSchema.safeParse(raw);
-  if (!parsed.success) throw new AppError("invalid_request", `filters: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) {
+    throw new AppError("invalid_request", {
+      field: "filters",
+      reason: "invalid",
+      hint: parsed.error.issues[0]?.message,
+    });
+  }
   const filters = definedFilters(parsed.data);
   if (Object.keys(filters).length === 0) {
-    throw new AppError("invalid_request", "filters: give at least one filter");
+    throw new AppError("invalid_request", { field: "filters", reason: "no_filter" });
   }
   checkFilter(filters);
   return filters;
@@ -103,14 +109,20 @@ export async function createSavedSearch(
 ): Promise<SavedSearch> {
   const filters = checkedFilters(input.filters);
   const name = input.name === undefined ? null : savedSearchNameSchema.safeParse(input.name);
-  if (name && !name.success) throw new AppError("invalid_request", `name: ${name.error.issues[0]?.message}`);
+  if (name && !name.success) {
+    throw new AppError("invalid_request", {
+      field: "name",
+      reason: "invalid",
+      hint: name.error.issues[0]?.message,
+    });
+  }
   const row = await insertSavedSearchBelow(deps.db, {
     seekerId,
     name: name?.data || null,
     filters,
     at: nowOf(deps),
   }, SAVED_SEARCH_MAX);
-  if (!row) throw new AppError("conflict", `at most ${SAVED_SEARCH_MAX} saved searches per account`);
+  if (!row) throw new AppError("conflict", { reason: "too_many", limit: SAVED_SEARCH_MAX });
   return toSavedSearch(row);
 }
 

@@ -59,9 +59,19 @@ export function subscriptionCheck(
   q: { mode?: string | undefined; token?: string | undefined; challenge?: string | undefined },
 ): { ok: true; challenge: string } | Refusal {
   const { verifyToken } = secretsOf(deps);
-  if (q.mode !== "subscribe") throw new AppError("invalid_request", "hub.mode: must be subscribe");
+  if (q.mode !== "subscribe") {
+    throw new AppError("invalid_request", {
+      field: "hub.mode",
+      reason: "invalid",
+      hint: "must be subscribe",
+    });
+  }
   if (!q.challenge || !/^[\x21-\x7e]{1,256}$/.test(q.challenge)) {
-    throw new AppError("invalid_request", "hub.challenge: 1 to 256 visible ASCII characters required");
+    throw new AppError("invalid_request", {
+      field: "hub.challenge",
+      reason: "invalid",
+      hint: "1 to 256 visible ASCII characters",
+    });
   }
   if (!verifyTokenMatches(verifyToken, q.token ?? "")) return { ok: false, status: 403, error: "forbidden" };
   return { ok: true, challenge: q.challenge };
@@ -86,7 +96,7 @@ export async function receiveDelivery(
   try {
     body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
   } catch {
-    throw new AppError("invalid_request", "body: not JSON");
+    throw new AppError("invalid_request", { field: "body", reason: "not_json" });
   }
   const { items, ignored } = readPayload(body);
   const result = await storeItems(deps, items);

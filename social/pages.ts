@@ -22,7 +22,11 @@ export interface ConnectRequest {
 /** The network `netz`, or `invalid_request`. */
 export function parseNetz(netz: string): SocialNetz {
   if (!(SOCIAL_NETWORKS as readonly string[]).includes(netz)) {
-    throw new AppError("invalid_request", `--netz must be one of ${SOCIAL_NETWORKS.join(", ")}`);
+    throw new AppError("invalid_request", {
+      field: "netz",
+      reason: "invalid",
+      hint: `one of ${SOCIAL_NETWORKS.join(", ")}`,
+    });
   }
   return netz as SocialNetz;
 }
@@ -30,10 +34,11 @@ export function parseNetz(netz: string): SocialNetz {
 /** The page id `pageId`, or `invalid_request`. */
 export function parsePageId(pageId: string): string {
   if (!PAGE_ID.test(pageId)) {
-    throw new AppError(
-      "invalid_request",
-      "--page must be the page's id (1 to 100 characters 0-9 A-Z a-z _ . -)",
-    );
+    throw new AppError("invalid_request", {
+      field: "page",
+      reason: "invalid",
+      hint: "the page's id: 1 to 100 characters 0-9 A-Z a-z _ . -",
+    });
   }
   return pageId;
 }
@@ -43,7 +48,11 @@ function parseName(name: string | undefined): string | null {
   if (name === undefined) return null;
   const n = name.trim();
   if (n.length < 1 || n.length > 200 || hasControlCharacter(n)) {
-    throw new AppError("invalid_request", "--name must be 1 to 200 characters without control characters");
+    throw new AppError("invalid_request", {
+      field: "name",
+      reason: "control_character",
+      hint: "1 to 200 characters",
+    });
   }
   return n;
 }
@@ -57,7 +66,9 @@ export async function connectSocialPage(
   const pageId = parsePageId(r.pageId);
   const name = parseName(r.name);
   const office = await findOffice(db, r.office);
-  if (!office) throw new AppError("not_found", `no office ${r.office}`);
+  if (!office) {
+    throw new AppError("not_found", { field: "office", reason: "unknown_office", names: [r.office] });
+  }
   const { previousOfficeId } = await connectPage(db, { netz, pageId, officeId: office.id, name, at: r.at });
   return { officeId: office.id, officeName: office.name, previousOfficeId };
 }
@@ -75,7 +86,9 @@ export async function disconnectSocialPage(
   let officeId: string | undefined;
   if (r.office !== undefined) {
     officeId = (await findOffice(db, r.office))?.id;
-    if (!officeId) throw new AppError("not_found", `no office ${r.office}`);
+    if (!officeId) {
+      throw new AppError("not_found", { field: "office", reason: "unknown_office", names: [r.office] });
+    }
   }
   return await disconnectPage(db, netz, pageId, officeId);
 }

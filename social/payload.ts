@@ -74,7 +74,13 @@ function netzOf(object: string): SocialNetz | undefined {
 /** Reads `body`; throws `invalid_request` when it is not `{object, entry: [...]}`. */
 export function readPayload(body: unknown): ReadPayload {
   const env = envelope.safeParse(body);
-  if (!env.success) throw new AppError("invalid_request", "body: expected {object, entry: [...]}");
+  if (!env.success) {
+    throw new AppError("invalid_request", {
+      field: "body",
+      reason: "invalid",
+      hint: "expected {object, entry: [...]}",
+    });
+  }
   const netz = netzOf(env.data.object);
   const out: ReadPayload = { items: [], ignored: 0 };
   for (const raw of env.data.entry) {

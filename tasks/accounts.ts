@@ -144,7 +144,9 @@ async function addProviderCommand(db: Db, v: Values): Promise<void> {
     throw new UsageError("--office and --email are required");
   }
   const office = await findOffice(db, v.office);
-  if (!office) throw new AppError("not_found", `no office ${v.office}`);
+  if (!office) {
+    throw new AppError("not_found", { field: "office", reason: "unknown_office", names: [v.office] });
+  }
   const config = configFromEnv();
   config.authSecret = await resolveAuthSecret(config);
   if (!config.authSecret) throw new UsageError("AUTH_SECRET must be set");

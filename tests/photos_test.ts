@@ -145,7 +145,9 @@ Deno.test("a hostile file refuses the whole upload, naming it and why; nothing i
     assert.equal(e.fileName, name);
     assert.equal(e.refusal, refusal, name);
     assert.equal(e.code, code, name);
-    assert.match(e.detail ?? "", new RegExp(`foto 2 \\(${name.replace(".", "\\.")}\\): ${refusal}`));
+    assert.equal(e.facts.field, "fotos.2", name);
+    assert.deepEqual(e.facts.names, [refusal], name);
+    assert.match(e.detail ?? "", new RegExp(`^fotos\\.2: .*${refusal}: ${name.replace(".", "\\.")}: `));
   }
   assert.deepEqual(await stored(), before, "nothing stored");
   assert.deepEqual(await listingPhotos(deps, office, id), []);

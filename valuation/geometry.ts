@@ -162,7 +162,7 @@ export function mapPositions(g: ZoneGeometry, f: (p: Position) => Position): Zon
 // Validation of GeoJSON-shaped input
 
 function invalid(reason: string): AppError {
-  return new AppError("invalid_request", reason);
+  return new AppError("invalid_request", { field: "geometry", reason: "invalid", hint: reason });
 }
 
 function toPosition(v: unknown): Position {

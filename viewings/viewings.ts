@@ -123,7 +123,7 @@ function seekerOf(principal: Principal): string {
 
 function parseTime(value: string, field: string): Date {
   const d = /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(d.getTime())) throw new AppError("invalid_request", `${field}: not an ISO 8601 timestamp`);
+  if (Number.isNaN(d.getTime())) throw new AppError("invalid_request", { field, reason: "not_a_timestamp" });
   return d;
 }
 
@@ -131,20 +131,28 @@ function checkTimes(t: SlotTimes, now: Date, at: string): { start: Date; end: Da
   const start = parseTime(t.start, `${at}start`);
   const end = parseTime(t.end, `${at}end`);
   if (start.getTime() <= now.getTime()) {
-    throw new AppError("invalid_request", `${at}start: must be in the future`);
+    throw new AppError("invalid_request", { field: `${at}start`, reason: "not_in_future" });
   }
   if (end.getTime() <= start.getTime()) {
-    throw new AppError("invalid_request", `${at}end: must be after start`);
+    throw new AppError("invalid_request", { field: `${at}end`, reason: "before_start" });
   }
   if (end.getTime() - start.getTime() > MAX_SLOT_MS) {
-    throw new AppError("invalid_request", `${at}end: a slot lasts at most 12 hours`);
+    throw new AppError("invalid_request", {
+      field: `${at}end`,
+      reason: "too_far_apart",
+      hint: "a slot lasts at most 12 hours",
+    });
   }
   return { start, end };
 }
 
 function checkSlot(s: SlotInput, now: Date, at: string): { start: Date; end: Date; places: number } {
   if (!Number.isInteger(s.places) || s.places < PLACES.min || s.places > PLACES.max) {
-    throw new AppError("invalid_request", `${at}places: a whole number from 1 to 500`);
+    throw new AppError("invalid_request", {
+      field: `${at}places`,
+      reason: "out_of_range",
+      hint: "a whole number from 1 to 500",
+    });
   }
   return { ...checkTimes(s, now, at), places: s.places };
 }
@@ -153,10 +161,14 @@ function paging(p: Paging): { page: number; page_size: number; offset: number } 
   const page = p.page ?? 1;
   const page_size = p.page_size ?? PAGE_SIZE_DEFAULT;
   if (!Number.isInteger(page) || page < 1 || page > PAGE_MAX) {
-    throw new AppError("invalid_request", "page: from 1");
+    throw new AppError("invalid_request", { field: "page", reason: "out_of_range", hint: "from 1" });
   }
   if (!Number.isInteger(page_size) || page_size < 1 || page_size > PAGE_SIZE_MAX) {
-    throw new AppError("invalid_request", "page_size: from 1 to 60");
+    throw new AppError("invalid_request", {
+      field: "page_size",
+      reason: "out_of_range",
+      hint: "from 1 to 60",
+    });
   }
   return { page, page_size, offset: (page - 1) * page_size };
 }
@@ -197,10 +209,14 @@ export async function createViewingSlots(
   const status = await sqlv.officeListingStatus(deps.db.kysely, id, officeId);
   if (status === undefined) throw new AppError("not_found");
   if (status === "withdrawn" || status === "reserved") {
-    throw new AppError("conflict", `the listing is ${status}`);
+    throw new AppError("conflict", { reason: "listing_unavailable", names: [status] });
   }
   if (slots.length < 1 || slots.length > MAX_SLOTS_PER_CALL) {
-    throw new AppError("invalid_request", "slots: 1 to 50 slots per call");
+    throw new AppError("invalid_request", {
+      field: "slots",
+      reason: "out_of_range",
+      hint: "1 to 50 slots per call",
+    });
   }
   const rows = slots.map((s, i) => ({
     listing_id: id,
@@ -297,12 +313,14 @@ export async function bookViewing(
   const now = nowOf(deps);
   return await withEvents(deps, async (tx) => {
     const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
-    if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", "the enquiry is rejected or closed");
+    if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", { reason: "inquiry_closed" });
     const current = await sqlv.activeBookingOf(tx, iid);
     if (current?.slot_id === sid) return bookingResult(current.id, slot, iid, false, true);
-    if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
-    if (slot.starts_at.getTime() <= now.getTime()) throw new AppError("conflict", "the slot has begun");
-    if (await sqlv.countBooked(tx, sid) >= slot.places) throw new AppError("conflict", "the slot is full");
+    if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
+    if (slot.starts_at.getTime() <= now.getTime()) throw new AppError("conflict", { reason: "slot_begun" });
+    if (await sqlv.countBooked(tx, sid) >= slot.places) {
+      throw new AppError("conflict", { reason: "slot_full" });
+    }
     const moved = current !== undefined && await sqlv.cancelBooking(tx, current.id, now);
     const bookingId = await sqlv.insertBooking(tx, sid, iid, now);
     await recordEvent(tx, {
@@ -452,7 +470,7 @@ export async function moveViewingSlot(
   const r = await withEvents(deps, async (tx) => {
     const slot = await sqlv.lockSlot(tx, sid, officeId);
     if (!slot) throw new AppError("not_found");
-    if (slot.status !== "open") throw new AppError("conflict", "the slot is cancelled");
+    if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
     const { start, end } = checkTimes(times, now, "");
     const booked = await sqlv.bookedInquiries(tx, sid);
     const same = start.getTime() === slot.starts_at.getTime() && end.getTime() === slot.ends_at.getTime();

@@ -125,7 +125,7 @@ async function callDeclared(
   try {
     if (!principal) throw new AppError("not_found");
     const nul = nulPath(args);
-    if (nul) throw new AppError("invalid_arguments", `${nul}: contains a NUL character`);
+    if (nul) throw new AppError("invalid_arguments", { field: nul, reason: "nul_character" });
     const answer = await tool.run(args, principal);
     return {
       structuredContent: answer.data as Record<string, unknown>,

@@ -17,7 +17,7 @@ const BASE64_MAX = 700_000;
 export function decodeBase64(text: string): Uint8Array {
   const s = text.replace(/\s+/g, "");
   if (s.length === 0 || s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) {
-    throw new AppError("invalid_request", "inhalt: not valid Base64");
+    throw new AppError("invalid_request", { field: "inhalt", reason: "not_base64" });
   }
   return Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 }

@@ -94,7 +94,11 @@ export function registerPhotoTools(server: ToolTarget, deps: AppDeps): void {
     annotations: UPDATES,
   }, async (args, principal) => {
     if (args.alt_text === undefined && args.position === undefined) {
-      throw new AppError("invalid_request", "alt_text or position");
+      throw new AppError("invalid_request", {
+        field: "alt_text",
+        reason: "missing",
+        hint: "give alt_text or position",
+      });
     }
     const photos = await updatePhoto(deps, officeOf(principal), args.foto_id, {
       ...(args.alt_text !== undefined ? { altText: args.alt_text } : {}),
