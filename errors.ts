@@ -69,7 +69,7 @@ export const ERROR_REASONS = {
   reserve_needs_published: "only a published listing can be reserved",
   listing_unavailable: "the listing is not available",
   reference_taken: "another listing of this office already has this reference",
-  inquiry_closed: "the enquiry is rejected or closed",
+  inquiry_closed: "the inquiry is rejected or closed",
   slot_cancelled: "the slot is cancelled",
   slot_begun: "the slot has begun",
   slot_full: "the slot is full",
@@ -115,11 +115,14 @@ export class AppError extends Error {
   /** The facts as one English line (`start: must be in the future`), or undefined when there are none. */
   get detail(): string | undefined {
     const f = this.facts;
-    const why = f.reason
-      ? [ERROR_REASONS[f.reason], f.names?.length ? f.names.join(", ") : undefined, f.limit?.toString()]
+    // A bare "invalid" says nothing a hint does not say better; a hint after another reason explains it.
+    const reason = f.reason === "invalid" && f.hint ? undefined : f.reason;
+    const why = reason
+      ? [ERROR_REASONS[reason], f.names?.length ? f.names.join(", ") : undefined, f.limit?.toString()]
         .filter(Boolean).join(": ")
       : undefined;
-    const text = [f.field, why, f.hint].filter(Boolean).join(": ");
+    const said = why && f.hint ? `${why} (${f.hint})` : why ?? f.hint;
+    const text = [f.field, said].filter(Boolean).join(": ");
     return text || undefined;
   }
 

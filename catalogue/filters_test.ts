@@ -61,7 +61,7 @@ Deno.test("min_price ≤ max_price: equal is fine, greater is invalid_request na
     () => checkFilter({ min_price: 500, max_price: 100 }),
     (e) =>
       e instanceof AppError && e.code === "invalid_request" &&
-      e.detail === "min_price: must not be greater than max_price",
+      e.detail === "min_price: the minimum is greater than the maximum",
   );
 });
 

@@ -23,7 +23,9 @@ Deno.test("migration 0024 turns the zones imported before datasets into one acti
        values ('BB', '2022-01-01', 900, 'Quelle A', 'dl-de/by-2-0', '${square}', 52.3, 52.4, 13.0, 13.1),
               ('BB', '2024-01-01', 1000, 'Quelle B', 'dl-de/by-2-0', '${square}', 52.3, 52.4, 13.0, 13.1);`,
     );
-    assert.deepEqual(await migrate(old.db), ["0024_brw_datasets"]);
+    const later = (await migrationFiles()).map(([v]) => v).filter((v) => v >= "0024");
+    assert.deepEqual(await migrate(old.db), later);
+    assert.equal(later[0], "0024_brw_datasets");
     const [d] = await listDatasets(old.db);
     assert.deepEqual([d?.state, d?.stichtag, d?.zoneCount, d?.source, d?.licence, d?.layout], [
       "BB",

@@ -82,7 +82,7 @@ Deno.test("invalid_json has a detail saying where the body broke, without quotin
     ['{"plz" "geheim-123"}', "body: not valid JSON (line 1 column 8)"],
     ['{\n"plz": "1",\n}', "body: not valid JSON (line 3 column 1)"],
     ['{"plz": geheim-123}', "body: not valid JSON (unexpected character)"],
-    ["", "body: empty, expected JSON"],
+    ["", "body: empty (expected JSON)"],
     [new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), "body: not valid UTF-8"],
   ];
   for (const [body, detail] of cases) {

@@ -84,7 +84,7 @@ const CASES: Case[] = [
   bad("min_price=1%20000", /^min_price: /),
   bad("max_price=-1", /^max_price: /),
   bad("max_price=1e400", /^max_price: /),
-  bad("min_price=500&max_price=100", /^min_price: must not be greater than max_price/),
+  bad("min_price=500&max_price=100", /^min_price: the minimum is greater than the maximum/),
   bad("min_rooms=-1", /^min_rooms: /),
   bad("min_rooms=three", /^min_rooms: /),
   bad("min_sqm=-0.5", /^min_sqm: /),

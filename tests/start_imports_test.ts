@@ -1,12 +1,16 @@
 /**
  * A fast start (docs/architecture.md §11.17): what only the embedded database, PDF reading, XML, zip files, mail,
  * images, coordinate transforms or tests need is not loaded when the service starts, but by the first request that
- * needs it. Checked on the static import graph of `main.ts` (`deno info --json`): only `import()` may reach those
- * packages.
+ * needs it. Checked on the static import graph of what `main.ts` loads at start (`deno info --json`): itself, and
+ * the modules it imports while the database connects or right after it listens. Only a later `import()` may reach
+ * those packages.
  */
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
+
+/** What `main.ts` loads at every start: itself, then (by `import()`) the app, the agent's hooks, the background. */
+const LOADED_AT_START = ["main.ts", "app.ts", "agent/hooks.ts", "background.ts"];
 
 /** Packages the service loads on first use only. */
 const LAZY = [
@@ -39,7 +43,7 @@ interface InfoModule {
   dependencies?: Array<{ code?: { specifier?: string }; isDynamic?: boolean }>;
 }
 
-/** The npm packages `main.ts` reaches through static (not `import()`) value imports, with a path to each. */
+/** The npm packages the start modules reach through static (not `import()`) imports, with a path to each. */
 async function staticPackages(): Promise<Map<string, string[]>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "main.ts"],
@@ -64,7 +68,11 @@ async function staticPackages(): Promise<Map<string, string[]>> {
       } else walk(target, [...path, specifier]);
     }
   };
-  walk(info.roots[0]!, []);
+  for (const file of LOADED_AT_START) {
+    const specifier = new URL(file, ROOT).href;
+    assert.ok(modules.has(specifier), `${file} is in the graph of main.ts`);
+    walk(specifier, []);
+  }
   return found;
 }
 

@@ -56,15 +56,11 @@ export function importState(code: string): StateCode {
   const state = STATE_CODES.find((s) => s === upper);
   if (!state) {
     throw new AppError("invalid_request", {
-      field: "state",
-      reason: "invalid",
       hint: `unknown state ${JSON.stringify(code)}: use one of ${STATE_CODES.join(", ")}`,
     });
   }
   if (REFUSED_STATES.has(state)) {
     throw new AppError("invalid_request", {
-      field: "state",
-      reason: "invalid",
       hint:
         `${state}: refused, no licence to reuse its Bodenrichtwerte (BW, SL and SH release them for viewing ` +
         "only, BY only to registered expert committees); the location baseline answers `none` there",

@@ -120,7 +120,7 @@ function wgs84Geometry(f: SourceFeature, ctx: ZoneContext): ZoneGeometry {
         : { type: "MultiPolygon", coordinates: polygons },
     );
   } catch (e) {
-    if (e instanceof AppError) fail({ code: "bad_geometry", detail: e.detail ?? e.code });
+    if (e instanceof AppError) fail({ code: "bad_geometry", detail: e.facts.hint ?? e.detail ?? e.code });
     throw e;
   }
   const wgs84 = toWgs84(geometry, crs.crs);

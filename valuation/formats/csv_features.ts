@@ -69,7 +69,7 @@ function geometryOf(wkt: string, attributes: Attributes, at: { line: number }): 
     polygons = g.type === "Polygon" ? [g.coordinates] : g.coordinates;
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    fail({ code: "bad_geometry", detail: e.detail ?? e.code }, at);
+    fail({ code: "bad_geometry", detail: e.facts.hint ?? e.detail ?? e.code }, at);
   }
   const epsg = attributes.get("epsg");
   const name = epsg && typeof epsg.value === "string" ? epsg.value.trim() : "";
