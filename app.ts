@@ -1,15 +1,22 @@
 /**
- * Composes the service: middleware, REST routes, OpenAPI document and health check.
- * `createApp` opens nothing itself; `main.ts`, tests and benchmarks pass in the handles.
+ * Composes the service: {@linkcode composeDeps} builds the complete dependencies from the handles `main.ts`, tests
+ * and benchmarks open; {@linkcode createApp} builds middleware, REST routes, OpenAPI document, health check, MCP
+ * endpoint and pages over them. Neither opens anything itself, and nothing changes the dependencies afterwards.
  */
 import { createEventRuntime } from "./events/runtime.ts";
 import { JobEngine } from "./jobs/engine.ts";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/connection.ts";
+import { kvPseudonyms } from "./db/kv_keys.ts";
+import { TokenBuckets } from "./db/token_bucket.ts";
+import type { Logger } from "./log.ts";
+import type { AuthHandle } from "./auth/auth_handle.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { secureHeaders } from "hono/secure-headers";
 import type { MiddlewareHandler } from "hono";
 import { CATALOGUE_PREFIX, catalogueRoutes } from "./routes/catalogue.ts";
 import { MCP_PATH, mcpRoutes } from "./mcp/routes.ts";
-import type { AppDeps } from "./deps.ts";
+import type { AppDeps, Reactions } from "./deps.ts";
 import type { AppEnv } from "./routes/env.ts";
 import { healthRoutes } from "./routes/health.ts";
 import {
@@ -44,15 +51,47 @@ const PUBLIC_API_PATHS = "/api/public/*";
 /** Version of the REST description (docs/contract.md §10). */
 export const API_VERSION = "2026.09";
 
+/** What `main.ts` (or a test, a benchmark) opened: {@linkcode composeDeps} builds the rest over it. */
+export interface Handles {
+  /** The configuration, complete (its `authSecret` resolved). */
+  config: Config;
+  db: Db;
+  kv: Deno.Kv;
+  log: Logger;
+  /** What reacts to domain happenings (the service's agent, `agent/hooks.ts`). */
+  reactions: Reactions;
+  /** The clock of domain rules and token buckets; the system clock when absent (tests move theirs). */
+  clock?: () => number;
+  /** better-auth made already (tests); otherwise it is made on first use. */
+  auth?: AuthHandle;
+}
+
+/**
+ * The app's complete dependencies over `h`: its job engine, event runtime (due times of retries go to the job
+ * engine), authentication runtime, token buckets (KV keys pseudonymised with the auth secret) and better-auth.
+ * Throws when the configuration has no auth secret (`main.ts` resolves one first).
+ */
+export function composeDeps(h: Handles): AppDeps {
+  const secret = h.config.authSecret;
+  if (!secret) throw new Error("composeDeps needs config.authSecret (main.ts resolves it)");
+  const jobs = new JobEngine(h.log);
+  const clock = h.clock;
+  return {
+    ...h,
+    buckets: new TokenBuckets(h.kv, { pseudonym: kvPseudonyms(secret), ...(clock ? { now: clock } : {}) }),
+    auth: h.auth ?? lazyAuth(h),
+    authRuntime: createAuthRuntime(h),
+    events: createEventRuntime(h, jobs),
+    jobs,
+  };
+}
+
 /**
  * Builds the HTTP application from its dependencies. Every request gets an id, security headers and the body
  * limit, and `/api/public` its CORS headers; each sub-app is mounted at its own prefix and brings its own middleware (CORS, token buckets); unknown
  * paths answer 404 and unserved methods 405, both counting in the write bucket for writes.
  */
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
-  deps.jobs ??= new JobEngine(deps.log);
-  deps.events ??= createEventRuntime(deps, deps.jobs);
-  deps.authRuntime ??= createAuthRuntime(deps);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError(deps.log));
   app.use("*", requestId());
@@ -72,10 +111,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.route(SOCIAL_WEBHOOK_PATH, socialRoutes(deps));
   app.route(INTAKE_PREFIX, intakeRoutes(deps));
   app.route(PHOTO_PATH, photoRoutes(deps));
-  const auth = deps.auth ?? lazyAuth(deps);
-  app.route("/.well-known", discoveryRoutes(deps, auth));
-  app.route(AUTH_BASE_PATH, authServerRoutes(deps, auth));
-  app.route("/", pageRoutes(deps, auth));
+  app.route("/.well-known", discoveryRoutes(deps, deps.auth));
+  app.route(AUTH_BASE_PATH, authServerRoutes(deps, deps.auth));
+  app.route("/", pageRoutes(deps, deps.auth));
   app.doc31(OPENAPI_PATH, {
     openapi: "3.1.1",
     info: {

@@ -105,9 +105,9 @@ export interface Config {
   socialAppSecret: string | undefined;
   /** The token the social network echoes in its subscription check (`hub.verify_token`); unset: endpoint off. */
   socialVerifyToken: string | undefined;
-  /** Shared secret the mail gateway and portals send with inbound enquiries; unset: intake endpoints off. */
+  /** Shared secret the mail gateway and portals send with inbound inquiries; unset: intake endpoints off. */
   intakeSecret: string | undefined;
-  /** Domain of the per-listing and per-office enquiry addresses; default the host of BASE_URL. */
+  /** Domain of the per-listing and per-office inquiry addresses; default the host of BASE_URL. */
   intakeMailDomain: string;
   /** Whether the service runs on Deno Deploy (`DENO_DEPLOYMENT_ID` set): a real Postgres is required there. */
   onDeploy: boolean;

@@ -11,11 +11,8 @@ import { type Config, ConfigError, configFromEnv } from "./config.ts";
 import { type Db, EmbeddedBusyError, openDb } from "./db/connection.ts";
 import { openKv } from "./db/kv.ts";
 import { pendingMigrations } from "./db/migrate_check.ts";
-import { TokenBuckets } from "./db/token_bucket.ts";
-import { kvPseudonyms } from "./db/kv_keys.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveAuthSecret } from "./auth/secret.ts";
-import type { AppDeps } from "./deps.ts";
 
 /** When better-auth is made at the latest after the start. */
 const AUTH_WARM_UP_MS = 1_000;
@@ -25,27 +22,19 @@ const SHUTDOWN_WAIT_MS = 1_000;
 const STOP_DEADLINE_MS = 4_500;
 
 async function main(): Promise<void> {
-  const config = readConfig();
-  const log = createLogger(config.logLevel);
+  const read = readConfig();
+  const log = createLogger(read.logLevel);
   const modules = loadAppModules();
-  const db = await openDatabase(config, log);
-  config.authSecret = await resolveAuthSecret(config);
-  if (!config.authSecret) {
+  const db = await openDatabase(read, log);
+  const authSecret = await resolveAuthSecret(read);
+  if (!authSecret) {
     console.error("AUTH_SECRET must be set (at least 32 characters) when DATABASE_URL is set");
     Deno.exit(2);
   }
+  const config: Config = { ...read, authSecret };
   const kv = await openKv(config.kvPath);
-  const { createApp, lazyAuth, createAuthRuntime, agentReactions } = await modules;
-  const deps: AppDeps = {
-    config,
-    db,
-    kv,
-    buckets: new TokenBuckets(kv, { pseudonym: kvPseudonyms(config.authSecret) }),
-    log,
-    auth: lazyAuth({ config, db, log }),
-    authRuntime: createAuthRuntime({ config, db }),
-    reactions: agentReactions,
-  };
+  const { createApp, composeDeps, agentReactions } = await modules;
+  const deps = composeDeps({ config, db, kv, log, reactions: agentReactions });
   const app = createApp(deps);
   const server = Deno.serve({
     port: config.port,
@@ -63,7 +52,7 @@ async function main(): Promise<void> {
   // better-auth is made on first use; a moment after the start it is made anyway, so its set-up (and a failure of
   // it) does not wait for the first sign-in.
   setTimeout(() => {
-    deps.auth!.get().catch((err) =>
+    deps.auth.get().catch((err) =>
       log.log("error", "better-auth could not be set up", { error: err.message })
     );
   }, AUTH_WARM_UP_MS);
@@ -88,18 +77,8 @@ function readConfig(): Config {
 
 /** Starts loading what the app needs to answer; the files load while the database connects. */
 async function loadAppModules() {
-  const [app, authHandle, authRuntime, agent] = await Promise.all([
-    import("./app.ts"),
-    import("./auth/auth_handle.ts"),
-    import("./auth/runtime.ts"),
-    import("./agent/hooks.ts"),
-  ]);
-  return {
-    createApp: app.createApp,
-    lazyAuth: authHandle.lazyAuth,
-    createAuthRuntime: authRuntime.createAuthRuntime,
-    agentReactions: agent.agentReactions,
-  };
+  const [app, agent] = await Promise.all([import("./app.ts"), import("./agent/hooks.ts")]);
+  return { createApp: app.createApp, composeDeps: app.composeDeps, agentReactions: agent.agentReactions };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The texts the service's agent drafts, rule-based and deterministic (no outside AI service): an office template
- * (or the built-in German default) with its placeholders filled from the enquiry, the listing's facts and the
+ * (or the built-in German default) with its placeholders filled from the inquiry, the listing's facts and the
  * listing's free viewing slots. Pure functions; times are shown in German local time (Europe/Berlin).
  *
  * Placeholders: {anrede} ("Guten Tag <name>," or "Guten Tag,"), {name}, {titel} (the title in quotes, or "unserem
@@ -14,7 +14,7 @@ import { clip } from "../text.ts";
 
 /** Longest template an office may store, in characters. */
 export const TEMPLATE_MAX = 4000;
-/** Longest drafted text (the limit of an enquiry message). */
+/** Longest drafted text (the limit of an inquiry message). */
 export const DRAFT_MAX = 10_000;
 /** How many free viewing slots a reply names at most. */
 export const SLOTS_IN_REPLY = 5;
@@ -31,7 +31,7 @@ export const DEFAULT_REJECTION_TEMPLATE = "{anrede}\n\n" +
   "Anfrage nicht weiter berücksichtigen.\n\n" +
   "Mit freundlichen Grüßen\n{buero}";
 
-/** Why a listing no longer takes enquiries. */
+/** Why a listing no longer takes inquiries. */
 export type Unavailability = "withdrawn" | "reserved";
 
 /** The facts a draft is made from. */
@@ -124,12 +124,12 @@ function values(f: DraftFacts): Record<string, string> {
   };
 }
 
-/** The reply draft to an enquiry: `template` (or the default) filled with the facts and the free slots. */
+/** The reply draft to an inquiry: `template` (or the default) filled with the facts and the free slots. */
 export function replyDraft(template: string | undefined, f: DraftFacts, slots: DraftSlot[]): string {
   return fillTemplate(template ?? DEFAULT_REPLY_TEMPLATE, { ...values(f), termine: slotsParagraph(slots) });
 }
 
-/** The rejection draft to an enquiry about a listing that is `why` (withdrawn or reserved). */
+/** The rejection draft to an inquiry about a listing that is `why` (withdrawn or reserved). */
 export function rejectionDraft(template: string | undefined, f: DraftFacts, why: Unavailability): string {
   return fillTemplate(template ?? DEFAULT_REJECTION_TEMPLATE, {
     ...values(f),

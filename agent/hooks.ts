@@ -1,13 +1,13 @@
 /**
  * The service's agent as it reacts to what the other domains announce (`Happening` in deps.ts): each reaction runs
- * inside the transaction of the action that announced it, so a proposal (and its `proposal.pending` event) commits
+ * inside the action that announced it, so a proposal (and its `proposal.pending` event) commits
  * together with that action or not at all. The announcing domains do not import the agent; the composition
  * passes {@linkcode agentReactions} as `deps.reactions`.
  *
  * Rules (deterministic, no outside AI service):
- * - Every new enquiry (any `quelle`) gets a draft reply from the listing's facts, its free viewing slots and the
+ * - Every new inquiry (any `quelle`) gets a draft reply from the listing's facts, its free viewing slots and the
  *   office's reply template (`geht_hinaus` true).
- * - When a listing is withdrawn or reserved, each of its enquiries still in conversation (`open` or `answered`)
+ * - When a listing is withdrawn or reserved, each of its inquiries still in conversation (`open` or `answered`)
  *   without an open rejection proposal gets one (`geht_hinaus` true).
  * - A processed brochure whose rooms, living area or price differ from the listing, or fill an empty field, gets
  *   one property change with exactly those fields (`geht_hinaus` false). An energy certificate's values have no
@@ -15,7 +15,6 @@
  * - `proposal.pending` is owned by the listing's office. Its origin is the app whose call triggered the hook (the
  *   agent acts inside that call), so the app is not sent what its own call caused; null for pages and jobs.
  */
-import type { Kysely } from "kysely";
 import {
   type DraftSource,
   type FieldChange,
@@ -27,9 +26,8 @@ import {
   liveInquiriesWithoutRejection,
   type ProposalKind,
 } from "../db/proposals.ts";
-import type { Database } from "../db/schema.ts";
 import { findStockRow } from "../db/stock.ts";
-import type { HappeningContext, Reactions } from "../deps.ts";
+import type { Action, Reactions } from "../deps.ts";
 import { recordEvent } from "../events/outbox.ts";
 import {
   type DraftFacts,
@@ -41,86 +39,79 @@ import {
 import { documentChanges } from "./document_changes.ts";
 import { clip } from "../text.ts";
 
-/** What a hook needs to know about the moment it runs: the action's time and the app that caused it. */
-export type HookContext = HappeningContext;
-
-/** The agent's reactions: a draft reply per new enquiry, rejections for a listing gone, changes from documents. */
+/** The agent's reactions: a draft reply per new inquiry, rejections for a listing gone, changes from documents. */
 export const agentReactions: Reactions = {
-  async react(tx, h, ctx) {
-    if (h.kind === "inquiry_received") return await proposeForInquiry(tx, h.inquiryId, ctx);
-    if (h.kind === "listing_unavailable") return await proposeRejections(tx, h.listingId, h.why, ctx);
-    return await proposeForDocument(tx, h.fileId, ctx);
+  async react(a, h) {
+    if (h.kind === "inquiry_received") return await proposeForInquiry(a, h.inquiryId);
+    if (h.kind === "listing_unavailable") return await proposeRejections(a, h.listingId, h.why);
+    return await proposeForDocument(a, h.fileId);
   },
 };
 
-/** Prepares a draft reply to the new enquiry `inquiryId` (any `quelle`), awaiting the provider's approval. */
+/** Prepares a draft reply to the new inquiry `inquiryId` (any `quelle`), awaiting the provider's approval. */
 export async function proposeForInquiry(
-  tx: Kysely<Database>,
+  a: Action,
   inquiryId: string,
-  ctx: HookContext,
 ): Promise<string[]> {
-  const src = await findDraftSource(tx, inquiryId);
+  const src = await findDraftSource(a.tx, inquiryId);
   if (!src) return [];
-  const template = await findTemplate(tx, src.office_id, "reply");
-  const slots = await freeSlotsOfListing(tx, src.listing_id, ctx.now, SLOTS_IN_REPLY);
+  const template = await findTemplate(a.tx, src.office_id, "reply");
+  const slots = await freeSlotsOfListing(a.tx, src.listing_id, a.now, SLOTS_IN_REPLY);
   const text = replyDraft(
     template,
     factsOf(src),
     slots.map((s) => ({ start: s.starts_at, end: s.ends_at, free: s.free })),
   );
-  return [await proposeMessage(tx, "reply", { src, inquiryId, text }, ctx)];
+  return [await proposeMessage(a, "reply", { src, inquiryId, text })];
 }
 
-/** Stores a proposal to send `text` (a reply or a rejection) in the enquiry `inquiryId` of `src`'s listing. */
+/** Stores a proposal to send `text` (a reply or a rejection) in the inquiry `inquiryId` of `src`'s listing. */
 function proposeMessage(
-  tx: Kysely<Database>,
+  a: Action,
   kind: "reply" | "rejection",
   m: { src: DraftSource; inquiryId: string; text: string },
-  ctx: HookContext,
 ): Promise<string> {
   const { src, inquiryId, text } = m;
-  return propose(tx, { kind, officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
+  return propose(a, { kind, officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
     inquiryId,
     fileId: null,
     text,
     aenderungen: null,
-  }, ctx);
+  });
 }
 
 /**
- * Prepares a rejection for each enquiry of listing `listingId` still in conversation that has none open yet,
+ * Prepares a rejection for each inquiry of listing `listingId` still in conversation that has none open yet,
  * because the listing is now `why` (withdrawn or reserved). Returns the ids of the new proposals.
  */
 export async function proposeRejections(
-  tx: Kysely<Database>,
+  a: Action,
   listingId: string,
   why: Unavailability,
-  ctx: HookContext,
 ): Promise<string[]> {
   const made: string[] = [];
-  for (const inquiryId of await liveInquiriesWithoutRejection(tx, listingId)) {
-    const src = (await findDraftSource(tx, inquiryId))!;
-    const template = await findTemplate(tx, src.office_id, "rejection");
+  for (const inquiryId of await liveInquiriesWithoutRejection(a.tx, listingId)) {
+    const src = (await findDraftSource(a.tx, inquiryId))!;
+    const template = await findTemplate(a.tx, src.office_id, "rejection");
     const text = rejectionDraft(template, factsOf(src), why);
-    made.push(await proposeMessage(tx, "rejection", { src, inquiryId, text }, ctx));
+    made.push(await proposeMessage(a, "rejection", { src, inquiryId, text }));
   }
   return made;
 }
 
 /** Prepares a property change when the processed document `fileId` contradicts or completes its listing. */
 export async function proposeForDocument(
-  tx: Kysely<Database>,
+  a: Action,
   fileId: string,
-  ctx: HookContext,
 ): Promise<string[]> {
-  const doc = await findDocumentSource(tx, fileId);
+  const doc = await findDocumentSource(a.tx, fileId);
   if (!doc || doc.status !== "processed") return [];
-  const listing = await findStockRow(tx, doc.office_id, doc.listing_id);
+  const listing = await findStockRow(a.tx, doc.office_id, doc.listing_id);
   if (!listing) return [];
   const aenderungen = documentChanges(doc.sorte, doc.angaben, listing);
   if (Object.keys(aenderungen).length === 0) return [];
   const id = await propose(
-    tx,
+    a,
     {
       kind: "property_change",
       officeId: doc.office_id,
@@ -128,7 +119,6 @@ export async function proposeForDocument(
       title: listing.title,
     },
     { inquiryId: null, fileId, text: null, aenderungen },
-    ctx,
   );
   return [id];
 }
@@ -162,7 +152,7 @@ function about(title: string | null): string {
 
 /** Stores an open proposal and records its `proposal.pending`; returns its id. */
 async function propose(
-  tx: Kysely<Database>,
+  a: Action,
   what: { kind: ProposalKind; officeId: string; listingId: string; title: string | null },
   content: {
     inquiryId: string | null;
@@ -170,18 +160,17 @@ async function propose(
     text: string | null;
     aenderungen: Record<string, FieldChange> | null;
   },
-  ctx: HookContext,
 ): Promise<string> {
   const gehtHinaus = what.kind !== "property_change";
-  const id = await insertProposal(tx, {
+  const id = await insertProposal(a.tx, {
     officeId: what.officeId,
     listingId: what.listingId,
     kind: what.kind,
     gehtHinaus,
     ...content,
-    at: ctx.now,
+    at: a.now,
   });
-  await recordEvent(tx, {
+  await recordEvent(a, {
     name: "proposal.pending",
     data: {
       vorschlag_id: id,
@@ -192,8 +181,6 @@ async function propose(
       satz: SATZ[what.kind](about(what.title)),
     },
     owner: { office: what.officeId },
-    origin: ctx.origin,
-    at: ctx.now,
   });
   return id;
 }

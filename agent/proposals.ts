@@ -5,19 +5,19 @@
  * Rules:
  * - A proposal belongs to one office; another office's id, an unknown id and a malformed id all answer
  *   `not_found`.
- * - Approving does exactly what the proposal proposes, once: a reply sends the text to the enquirer
- *   (`replyToInquiry`), a rejection rejects the enquiry with the text (`rejectInquiry`), a property change writes
- *   the proposed values into the listing (`updateStockIn`). Only an open (`offen`) proposal can be approved or
+ * - Approving does exactly what the proposal proposes, once: a reply sends the text to the inquirer
+ *   (`replyToInquiry`), a rejection rejects the inquiry with the text (`rejectInquiry`), a property change writes
+ *   the proposed values into the listing (`updateStock`). Only an open (`offen`) proposal can be approved or
  *   discarded; afterwards it is `freigegeben` or `verworfen` and every further approve or discard answers
  *   `conflict` and sends nothing, also when two arrive at the same time.
- * - Every approval is one transaction: the proposal row is locked and its status checked, then the listing is
- *   written (property change) or the message is sent through the enquiry module's rules (reply, rejection, with
- *   their events), and the proposal is marked approved. When sending fails (e.g. the enquiry was rejected
+ * - Every approval is one action (one transaction): the proposal row is locked and its status checked, then the listing is
+ *   written (property change) or the message is sent through the inquiry module's rules (reply, rejection, with
+ *   their events), and the proposal is marked approved. When sending fails (e.g. the inquiry was rejected
  *   meanwhile: `conflict`) nothing is written and the proposal stays open; a crash sends nothing.
  * - Discarding sends nothing and changes nothing else.
  */
 import { z } from "zod";
-import { stockFieldsShape, updateStockIn } from "../catalogue/stock.ts";
+import { stockFieldsShape, updateStock } from "../catalogue/stock.ts";
 import { listingOfOffice } from "../db/inquiries.ts";
 import {
   decideProposal,
@@ -33,15 +33,10 @@ import {
 } from "../db/proposals.ts";
 import { AppError } from "../errors.ts";
 import { PROPOSAL_KINDS } from "../events/catalogue.ts";
-import { type EventOrigin, withEvents } from "../events/outbox.ts";
 import { idOrNotFound } from "../ids.ts";
-import {
-  MESSAGE_MAX,
-  type ProviderActor,
-  rejectInquiryIn,
-  replyToInquiryIn,
-} from "../inquiries/inquiries.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { MESSAGE_MAX } from "../inquiries/inquiries.ts";
+import { rejectInquiry, replyToInquiry } from "../inquiries/messages.ts";
+import { actingOffice, actingProvider, type Action, type AppDeps } from "../deps.ts";
 import { DOCUMENT_FIELDS, type DocumentField } from "./document_changes.ts";
 import { DEFAULT_REJECTION_TEMPLATE, DEFAULT_REPLY_TEMPLATE, TEMPLATE_MAX } from "./drafts.ts";
 
@@ -57,10 +52,10 @@ const changeValue = z.union([z.number(), z.string()]).nullable();
 export const proposalSchema = z.object({
   vorschlag_id: z.string().describe("Proposal id (UUID)."),
   vorschlag_art: z.enum(PROPOSAL_KINDS).describe("reply, rejection or property_change."),
-  geht_hinaus: z.boolean().describe("Whether approving sends something to the enquirer."),
+  geht_hinaus: z.boolean().describe("Whether approving sends something to the inquirer."),
   status: z.enum(PROPOSAL_STATUSES).describe("offen (waiting), freigegeben (approved, done), verworfen."),
   objekt_id: z.string().describe("The listing it concerns."),
-  anfrage_id: z.string().nullable().describe("The enquiry a reply or rejection answers; null otherwise."),
+  anfrage_id: z.string().nullable().describe("The inquiry a reply or rejection answers; null otherwise."),
   datei_id: z.string().nullable().describe("The document a property change comes from; null otherwise."),
   text: z.string().nullable().describe("The message of a reply or rejection; null for a property change."),
   aenderungen: z.record(z.string(), z.object({ alt: changeValue, neu: changeValue })).nullable().describe(
@@ -94,7 +89,7 @@ function viewOf(r: ProposalRow): Proposal {
 export interface ProposalQuery {
   status?: ProposalStatus | undefined;
   objekt_id?: string | undefined;
-  /** Only the proposals answering this enquiry (a malformed id answers `not_found`). */
+  /** Only the proposals answering this inquiry (a malformed id answers `not_found`). */
   anfrage_id?: string | undefined;
   page: number;
   page_size: number;
@@ -157,22 +152,13 @@ export interface Approval {
  * proposal is the office's; `conflict` when it is not open (nothing is sent); `invalid_request` for an edit that
  * does not fit the proposal.
  */
-export async function approveProposal(
-  deps: Pick<AppDeps, "db" | "clock">,
-  actor: ProviderActor,
-  id: string,
-  origin: EventOrigin,
-  edit?: ProposalEdit,
-): Promise<Approval> {
-  const pid = idOrNotFound(id);
-  const current = await findProposal(deps.db.kysely, actor.officeId, pid);
-  if (!current) throw new AppError("not_found");
-  if (current.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
-  if (current.vorschlag_art === "property_change") {
-    const changes = edit ? editedChanges(current, edit) : undefined;
-    return await approveChange(deps, actor, pid, changes);
-  }
-  return await approveMessage(deps, actor, current, origin, edit ? editedText(edit) : undefined);
+export async function approveProposal(a: Action, id: string, edit?: ProposalEdit): Promise<Approval> {
+  const provider = actingProvider(a);
+  const p = await findProposal(a.tx, provider.officeId, idOrNotFound(id), true);
+  if (!p) throw new AppError("not_found");
+  if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
+  if (p.vorschlag_art === "property_change") return await approveChange(a, p, edit && editedChanges(p, edit));
+  return await approveMessage(a, p, edit && editedText(edit));
 }
 
 /** The edited text of a reply or rejection; `invalid_request` without one or with values. */
@@ -206,75 +192,55 @@ function editedChanges(p: ProposalRow, edit: ProposalEdit): Record<string, Field
   return changes;
 }
 
-/** Approves a property change in one transaction: lock, check open, write the listing, mark approved. */
+/** Approves the locked, open property change `p`: writes the listing (edited values if given), marks it approved. */
 async function approveChange(
-  deps: Pick<AppDeps, "db" | "clock">,
-  actor: ProviderActor,
-  id: string,
+  a: Action,
+  p: ProposalRow,
   edited: Record<string, FieldChange> | undefined,
 ): Promise<Approval> {
-  const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
-    const p = await findProposal(tx, actor.officeId, id, true);
-    if (!p) throw new AppError("not_found");
-    if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
-    const changes = edited ?? p.aenderungen!;
-    const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
-    await updateStockIn(tx, actor.officeId, p.listing_id, fields, now);
-    if (edited) await setProposalChanges(tx, id, edited);
-    const done = await decideProposal(tx, actor.officeId, id, {
-      status: "freigegeben",
-      userId: actor.userId,
-      at: now,
-    });
-    return { proposal: viewOf(done!), nachricht_id: null };
+  const provider = actingProvider(a);
+  const changes = edited ?? p.aenderungen!;
+  const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
+  await updateStock(a, p.listing_id, fields);
+  if (edited) await setProposalChanges(a.tx, p.id, edited);
+  const done = await decideProposal(a.tx, provider.officeId, p.id, {
+    status: "freigegeben",
+    userId: provider.userId,
+    at: a.now,
   });
+  return { proposal: viewOf(done!), nachricht_id: null };
 }
 
 /**
- * Approves a reply or rejection in one transaction: lock the proposal, check it is open, send the message (reply or
- * rejection of the enquiry, with its events) and mark it approved. A failure or a crash leaves it open and sends
- * nothing; a concurrent approve waits for the lock and then finds it decided (`conflict`).
+ * Approves the locked, open reply or rejection `p`: sends the message (reply or rejection of the inquiry, with its
+ * events and mail; the edited text if given) and marks it approved. A failure (e.g. the inquiry was rejected
+ * meanwhile: `conflict`) rolls the whole action back: the proposal stays open and nothing is sent; a concurrent
+ * approve waits for the proposal's lock and then finds it decided (`conflict`).
  */
-async function approveMessage(
-  deps: Pick<AppDeps, "db" | "clock">,
-  actor: ProviderActor,
-  current: ProposalRow,
-  origin: EventOrigin,
-  text: string | undefined,
-): Promise<Approval> {
-  const now = nowOf(deps);
-  const approval = await withEvents(deps, async (tx) => {
-    const p = await findProposal(tx, actor.officeId, current.id, true);
-    if (!p) throw new AppError("not_found");
-    if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
-    const send = p.vorschlag_art === "reply" ? replyToInquiryIn : rejectInquiryIn;
-    const sent = await send(tx, actor, p.inquiry_id!, text ?? p.text!, { origin, now });
-    const done = await decideProposal(tx, actor.officeId, p.id, {
-      status: "freigegeben",
-      userId: actor.userId,
-      at: now,
-      text,
-    });
-    return { proposal: viewOf(done!), nachricht_id: sent.messageId };
+async function approveMessage(a: Action, p: ProposalRow, text: string | undefined): Promise<Approval> {
+  const provider = actingProvider(a);
+  const send = p.vorschlag_art === "reply" ? replyToInquiry : rejectInquiry;
+  const sent = await send(a, p.inquiry_id!, text ?? p.text!);
+  const done = await decideProposal(a.tx, provider.officeId, p.id, {
+    status: "freigegeben",
+    userId: provider.userId,
+    at: a.now,
+    text,
   });
-  return approval;
+  return { proposal: viewOf(done!), nachricht_id: sent.messageId };
 }
 
 /** Discards the office's open proposal `id` (nothing is sent); `not_found` unless theirs; `conflict` when not open. */
-export async function discardProposal(
-  deps: Pick<AppDeps, "db" | "clock">,
-  actor: ProviderActor,
-  id: string,
-): Promise<Proposal> {
+export async function discardProposal(a: Action, id: string): Promise<Proposal> {
+  const provider = actingProvider(a);
   const pid = idOrNotFound(id);
-  const done = await decideProposal(deps.db.kysely, actor.officeId, pid, {
+  const done = await decideProposal(a.tx, provider.officeId, pid, {
     status: "verworfen",
-    userId: actor.userId,
-    at: nowOf(deps),
+    userId: provider.userId,
+    at: a.now,
   });
   if (done) return viewOf(done);
-  if (!await findProposal(deps.db.kysely, actor.officeId, pid)) throw new AppError("not_found");
+  if (!await findProposal(a.tx, provider.officeId, pid)) throw new AppError("not_found");
   throw new AppError("conflict", { reason: "proposal_decided" });
 }
 
@@ -304,16 +270,13 @@ export async function getTemplate(
  * Sets the office's own template of kind `art` for future drafts (`null` returns to the built-in default); a text
  * that is empty, longer than {@linkcode TEMPLATE_MAX} or holds NUL answers `invalid_request`.
  */
-export async function setTemplate(
-  deps: Pick<AppDeps, "db" | "clock">,
-  officeId: string,
-  art: TemplateKind,
-  text: string | null,
-): Promise<Template> {
+export async function setTemplate(a: Action, art: TemplateKind, text: string | null): Promise<Template> {
+  const officeId = actingOffice(a);
   const t = text === null ? null : text.trim();
   if (t !== null && (t.length === 0 || t.length > TEMPLATE_MAX || t.includes("\u0000"))) {
     throw new AppError("invalid_request", { field: "text" });
   }
-  await saveTemplate(deps.db.kysely, officeId, art, t, nowOf(deps));
-  return await getTemplate(deps, officeId, art);
+  await saveTemplate(a.tx, officeId, art, t, a.now);
+  const own = await findTemplate(a.tx, officeId, art);
+  return { art, text: own ?? DEFAULTS[art], eigene: own !== undefined };
 }

@@ -5,7 +5,7 @@
 import type { Db } from "../db/connection.ts";
 import { leaveOffice, startMembership, userByEmail } from "../db/accounts.ts";
 import { connectionsOf } from "../db/oauth.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { act, type ActDeps, SERVICE } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { type Auth, withOwnAdapter } from "./better_auth.ts";
 import { disconnectApp } from "./connections.ts";
@@ -75,20 +75,18 @@ export async function addProvider(
 
 /**
  * Ends the provider `email`'s work for their office: the membership ends, their API keys are revoked and their
- * account becomes a seeker account again (one transaction); then every app connected with the provider right is
- * disconnected (its subscriptions end). Her provider credentials are refused on their very next use; she can
+ * account becomes a seeker account again, and every app connected with the provider right is disconnected (its
+ * subscriptions end), all in one action. Her provider credentials are refused on their very next use; she can
  * still sign in and use the service as a seeker. Returns whether a membership was active.
  */
-export async function removeProvider(
-  deps: Pick<AppDeps, "db" | "log" | "clock" | "events">,
-  email: string,
-): Promise<boolean> {
+export async function removeProvider(deps: ActDeps, email: string): Promise<boolean> {
   const person = await userByEmail(deps.db, email);
   if (!person || person.role !== "provider") return false;
-  const ended = await leaveOffice(deps.db, person.id, nowOf(deps));
   const providerRight = rightOfRole("provider");
-  for (const c of await connectionsOf(deps.db, person.id)) {
-    if (c.scopes.includes(providerRight)) await disconnectApp(deps, person.id, c.clientId);
-  }
-  return ended;
+  const apps = (await connectionsOf(deps.db, person.id)).filter((c) => c.scopes.includes(providerRight));
+  return await act(deps, SERVICE, async (a) => {
+    const ended = await leaveOffice(a.tx, person.id, a.now);
+    for (const c of apps) await disconnectApp(a, person.id, c.clientId);
+    return ended;
+  });
 }

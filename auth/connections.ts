@@ -1,19 +1,15 @@
 /** Connections between a person and an app (OAuth consents): disconnecting ends them at once. */
 import { deleteConnection } from "../db/oauth.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import type { Action } from "../deps.ts";
 
 /**
- * Disconnects `clientId` from `userId`: consent, refresh and access tokens go in one transaction; JWT access
+ * Disconnects `clientId` from the person `userId` within action `a` (the person on the apps page, or the service
+ * when an operator ends a provider's work): consent, refresh and access tokens go with the action; JWT access
  * tokens still in circulation are refused on their next use (no consent, and a grant cutoff that also holds when
- * the person connects the app again at once).
- * Returns whether a connection existed.
+ * the person connects the app again at once). Returns whether a connection existed; logs it after the commit.
  */
-export async function disconnectApp(
-  deps: Pick<AppDeps, "db" | "log" | "clock">,
-  userId: string,
-  clientId: string,
-) {
-  const existed = await deleteConnection(deps.db, userId, clientId, nowOf(deps));
-  if (existed) deps.log.log("info", "app disconnected", { userId, clientId });
+export async function disconnectApp(a: Action, userId: string, clientId: string): Promise<boolean> {
+  const existed = await deleteConnection(a.tx, userId, clientId, a.now);
+  if (existed) a.afterCommit(() => a.deps.log.log("info", "app disconnected", { userId, clientId }));
   return existed;
 }

@@ -1,6 +1,6 @@
 /**
  * Outgoing mail. Every mail is recorded in `mail_outbox` first: account mails by {@linkcode sendMail}, mails to
- * enquirers in the transaction of the provider's action (inquiries/enquirer_mail.ts).
+ * inquirers in the transaction of the provider's action (inquiries/inquirer_mail.ts).
  *
  * Without `SMTP_URL` a mail stays recorded, unsent, and its text is written to the log (development and tests read
  * verification links from there); it is never retried. With `SMTP_URL` it is sent over SMTP (auth/smtp.ts) and
@@ -11,7 +11,7 @@
  *
  * Sending is at least once and recorded once: a sender claims a due mail with a lease (`for update skip locked`),
  * so two instances never send one mail at the same time; a sender that dies leaves the mail to the next claim once
- * the lease ran out. Mails to enquirers are sent after commit by the job queue (`{t: "mail"}`, background.ts) and by
+ * the lease ran out. Mails to inquirers are sent after commit by the job queue (`{t: "mail"}`, background.ts) and by
  * the periodic sweep, which also picks up every retry that is due.
  */
 import type { Config } from "../config.ts";
@@ -26,7 +26,7 @@ import {
   releaseMails,
 } from "../db/mail_delivery.ts";
 import type { Logger } from "../log.ts";
-import { enquiryMailExtras } from "../inquiries/enquiry_address.ts";
+import { inquiryMailExtras } from "../inquiries/inquiry_address.ts";
 import { SMTP_TIMEOUT_MS, type SmtpOptions, smtpSend } from "./smtp.ts";
 
 /** One mail to send. */
@@ -76,7 +76,7 @@ export async function sendMail(
   const id = await insertMail(deps.db.kysely, { ...mail, nextAttemptAt: leaseUntil, leaseUntil });
   logRecorded(deps, { id, to: mail.to, subject: mail.subject, body: mail.body });
   if (!smtp) return { id, sent: false };
-  const attempt = attemptMail(deps, { id, ...mail, enquiry: null, attempt: 1 });
+  const attempt = attemptMail(deps, { id, ...mail, inquiry: null, attempt: 1 });
   if (!opts.background) return { id, sent: await attempt };
   attempt.catch((err) =>
     deps.log.log("warn", "mail attempt failed; the sweep retries it", {
@@ -99,12 +99,12 @@ function logRecorded(deps: MailDeps, m: { id: string; to: string; subject: strin
 
 /** Makes one attempt of claimed mail `m`; records the outcome (sent, next attempt, given up, or stopped). */
 async function attemptMail(deps: MailDeps, m: ClaimedMail): Promise<boolean> {
-  if (m.enquiry?.stopped) {
-    await markMailKept(deps.db, m.id, "stopped by the enquirer");
-    deps.log.log("info", "mail not sent: the enquirer stopped mails about the enquiry", { mailId: m.id });
+  if (m.inquiry?.stopped) {
+    await markMailKept(deps.db, m.id, "stopped by the inquirer");
+    deps.log.log("info", "mail not sent: the inquirer stopped mails about the inquiry", { mailId: m.id });
     return false;
   }
-  const extras = m.enquiry ? enquiryMailExtras(deps.config, m.enquiry) : undefined;
+  const extras = m.inquiry ? inquiryMailExtras(deps.config, m.inquiry) : undefined;
   const result = await smtpSend(
     deps.config.smtpUrl!,
     {

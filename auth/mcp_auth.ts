@@ -8,7 +8,6 @@ import type { AppDeps } from "../deps.ts";
 import { API_KEY_PREFIX, apiKeyPrincipal, recordApiKeyUse } from "./api_keys.ts";
 import { verifyOAuthBearer } from "./oauth_tokens.ts";
 import type { Principal } from "./principal.ts";
-import { authRuntimeOf } from "./runtime.ts";
 
 /** The outcome of {@linkcode authenticateMcp}. */
 export type McpAuthResult =
@@ -52,7 +51,7 @@ export async function authenticateMcp(deps: AppDeps, request: Request): Promise<
   if (!match) return invalid();
   const token = match[1]!;
 
-  const runtime = authRuntimeOf(deps);
+  const runtime = deps.authRuntime;
   if (token.startsWith(API_KEY_PREFIX)) {
     const found = await apiKeyPrincipal(deps.db, token, runtime.keys);
     if (!found) return invalid();

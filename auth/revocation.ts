@@ -19,7 +19,6 @@ import type { decodeJwt as DecodeJwt } from "jose";
 import { endGrantsOfCode, recordCodeExchange, revokeAccessTokenId } from "../db/oauth.ts";
 import type { AppDeps } from "../deps.ts";
 import { ACCESS_TOKEN_SECONDS } from "./auth_settings.ts";
-import { authRuntimeOf } from "./runtime.ts";
 
 type Deps = Pick<AppDeps, "db" | "config" | "log" | "authRuntime">;
 
@@ -150,7 +149,7 @@ export async function afterRevocation(
   const body = await res.clone().json().catch(() => ({}));
   if (body.error === "invalid_request") return await revoked(res);
   if (body.error !== "unsupported_token_type") return res;
-  const claims = await authRuntimeOf(deps).tokens.claims(params.get("token") ?? "");
+  const claims = await deps.authRuntime.tokens.claims(params.get("token") ?? "");
   const caller = callingClient(params, headers, await jwtDecoder());
   if (claims && caller && claims.client_id === caller && typeof claims.jti === "string") {
     await revokeAccessTokenId(deps.db, claims.jti, new Date(((claims.exp ?? 0) + 60) * 1000));

@@ -20,9 +20,3 @@ export interface AuthRuntime {
 export function createAuthRuntime(deps: { db: Db; config: Config }): AuthRuntime {
   return { tokens: new AccessTokenVerifier(deps.db, deps.config), keys: new KeyLookup(deps.db) };
 }
-
-/** The authentication runtime of `deps`; throws when the composition did not create one (a programming error). */
-export function authRuntimeOf(deps: { authRuntime?: AuthRuntime | undefined }): AuthRuntime {
-  if (!deps.authRuntime) throw new Error("the auth runtime was not created (createApp or main.ts builds it)");
-  return deps.authRuntime;
-}

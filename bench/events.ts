@@ -45,18 +45,15 @@ import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { insertSubscription } from "../db/subscriptions.ts";
-import { TokenBuckets } from "../db/token_bucket.ts";
-import { kvPseudonyms } from "../db/kv_keys.ts";
 import { startBackground } from "../background.ts";
-import { recordEvent, withEvents } from "../events/outbox.ts";
-import { createEventRuntime } from "../events/runtime.ts";
-import { JobEngine } from "../jobs/engine.ts";
+import { recordEvent } from "../events/outbox.ts";
+import { composeDeps } from "../app.ts";
 import type { WebhookClient } from "../events/http_client.ts";
 import { agentReactions } from "../agent/hooks.ts";
 import { base64 } from "../crypto.ts";
 import { secretBox, WebhookSigner } from "../events/signing.ts";
 import { newSubscriptionId } from "../events/subscriptions.ts";
-import type { AppDeps } from "../deps.ts";
+import { act, type AppDeps } from "../deps.ts";
 import { testCa } from "../tests/webhook_receiver.ts";
 import { startCluster } from "./pg_cluster.ts";
 import { compareInstances } from "./events_instances.ts";
@@ -251,19 +248,21 @@ async function prepare(db: Db, url: string): Promise<{ officeId: string }> {
 /** Triggers one inquiry.received event the way a tool does; returns its webhook-id and trigger time. */
 async function trigger(deps: AppDeps, officeId: string): Promise<{ id: string; at: number }> {
   const at = performance.now();
-  const outboxId = await withEvents(deps, (tx) =>
-    recordEvent(tx, {
-      name: "inquiry.received",
-      data: {
-        anfrage_id: crypto.randomUUID(),
-        objekt_id: crypto.randomUUID(),
-        quelle: "service",
-        satz: "Neue Anfrage (Benchmark).",
-      },
-      owner: { office: officeId },
-      origin: null,
-      at: new Date(),
-    }));
+  const outboxId = await act(
+    deps,
+    { actor: { kind: "service", officeId }, origin: null },
+    (a) =>
+      recordEvent(a, {
+        name: "inquiry.received",
+        data: {
+          anfrage_id: crypto.randomUUID(),
+          objekt_id: crypto.randomUUID(),
+          quelle: "service",
+          satz: "Neue Anfrage (Benchmark).",
+        },
+        owner: { office: officeId },
+      }),
+  );
   return { id: eventIdOf(outboxId), at };
 }
 
@@ -337,10 +336,10 @@ async function phases(
   await delivery.stop();
 }
 
-/** `deps` with a job engine and an event runtime of their own (an engine starts once). */
+/** Dependencies over the handles of `deps` with a job engine and an event runtime of their own (an engine starts once). */
 function withEngine(deps: AppDeps): AppDeps {
-  const jobs = new JobEngine(deps.log);
-  return { ...deps, jobs, events: createEventRuntime(deps, jobs) };
+  const { config, db, kv, log, reactions } = deps;
+  return composeDeps({ config, db, kv, log, reactions });
 }
 
 /** The median of `xs` (mean of the middle two for an even count). */
@@ -441,15 +440,7 @@ async function main() {
     log: (level: string, msg: string, f?: Record<string, unknown>) =>
       level !== "debug" && console.error(level, msg, f),
   };
-  const deps: AppDeps = {
-    config,
-    db,
-    kv,
-    buckets: new TokenBuckets(kv, { pseudonym: kvPseudonyms(config.authSecret!) }),
-    log,
-    reactions: agentReactions,
-  };
-  Object.assign(deps, withEngine(deps));
+  const deps = composeDeps({ config, db, kv, log, reactions: agentReactions });
   say(
     `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}, pool ${POOL}`,
   );

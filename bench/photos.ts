@@ -17,7 +17,8 @@ import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { derivePhoto } from "../photos/image.ts";
-import { addPhotos } from "../photos/photos.ts";
+import { addPhotos, preparePhotos } from "../photos/photos.ts";
+import { act } from "../deps.ts";
 import { openTestDb, testApp } from "../tests/helpers.ts";
 
 const N = Number(Deno.env.get("BENCH_N") ?? 2000);
@@ -122,7 +123,9 @@ try {
       published_at: new Date(),
     },
   ]);
-  const added = await addPhotos(a.deps, office, id!, [{ bytes: jpeg }]);
+  const ready = await preparePhotos([{ bytes: jpeg }]);
+  const who = { actor: { kind: "service", officeId: office }, origin: null } as const;
+  const added = await act(a.deps, who, (x) => addPhotos(x, id!, ready));
   const thumb = added.photos[0]!.varianten[0]!;
   const etag = `"${/([0-9a-f]{64})/.exec(thumb.url)![1]}"`;
   console.log(

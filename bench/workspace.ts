@@ -1,15 +1,15 @@
 /**
- * Page response times of the agent's workspace (issue 22): an office holding 2,000 listings and 5,000 enquiries
+ * Page response times of the agent's workspace (issue 22): an office holding 2,000 listings and 5,000 inquiries
  * (each with the agent's draft reply) and 200 viewing slots; every workspace page is requested `BENCH_N` times in
  * turn through the app (in process, signed in, no network), and p50/p99 of each are printed with their ratio to
  * a floor measured in the same run: `/healthz` and the public listing page.
  *
  *   deno run --allow-net --allow-env --allow-read --allow-write --allow-sys --allow-run bench/workspace.ts
  *   DATABASE_URL=postgres://… (same command)   real Postgres (a fresh schema, dropped afterwards)
- *   BENCH_N=300 BENCH_LISTINGS=2000 BENCH_ENQUIRIES=5000   sizes (defaults shown, N default 200)
+ *   BENCH_N=300 BENCH_LISTINGS=2000 BENCH_INQUIRIES=5000   sizes (defaults shown, N default 200)
  */
 import { createPerson } from "../auth/accounts.ts";
-import type { Principal } from "../auth/principal.ts";
+import { act, GUEST, type Who } from "../deps.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { startMembership } from "../db/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
@@ -20,7 +20,7 @@ import { createViewingSlots } from "../viewings/viewings.ts";
 
 const N = Number(Deno.env.get("BENCH_N") ?? 200);
 const LISTINGS = Number(Deno.env.get("BENCH_LISTINGS") ?? 2000);
-const ENQUIRIES = Number(Deno.env.get("BENCH_ENQUIRIES") ?? 5000);
+const INQUIRIES = Number(Deno.env.get("BENCH_INQUIRIES") ?? 5000);
 const PASSWORD = "bench-werkbank-123";
 const STATUSES = ["published", "published", "published", "draft", "withdrawn"] as const;
 
@@ -52,45 +52,32 @@ for (let i = 0; i < rows.length; i += 500) {
   ids.push(...await insertListings(db, office, rows.slice(i, i + 500)));
 }
 const published = ids.filter((_, i) => STATUSES[i % STATUSES.length] === "published");
-console.error(`${ids.length} listings; sending ${ENQUIRIES} enquiries …`);
+console.error(`${ids.length} listings; sending ${INQUIRIES} inquiries …`);
 const t0 = performance.now();
 let lastInquiry = "";
-for (let i = 0; i < ENQUIRIES; i++) {
-  const r = await sendInquiry(a.deps, {
-    listingId: published[i % published.length]!,
-    enquirer: { seekerId: null, name: `Gast ${i}`, email: `gast${i}@example.org`, phone: null },
-    message: `Ist das Objekt noch frei? (${i})`,
-    origin: null,
-  });
+for (let i = 0; i < INQUIRIES; i++) {
+  const r = await act(a.deps, GUEST, (x) =>
+    sendInquiry(x, {
+      listingId: published[i % published.length]!,
+      inquirer: { seekerId: null, name: `Gast ${i}`, email: `gast${i}@example.org`, phone: null },
+      message: `Ist das Objekt noch frei? (${i})`,
+    }));
   lastInquiry = r.inquiryId;
   if (i % 500 === 499) a.advance(3_600_000); // stay inside the per-listing limit of §9
 }
-console.error(`enquiries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-const principal: Principal = {
-  userId: agent,
-  role: "provider",
-  officeId: office,
-  right: "lesen",
-  origin: { kind: "api_key", keyId: crypto.randomUUID() },
+console.error(`inquiries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const provider: Who = {
+  actor: { kind: "provider", userId: agent, officeId: office },
+  origin: { apiKeyId: crypto.randomUUID() },
 };
 for (let i = 0; i < 40; i++) {
   const start = a.now() + (24 + i * 6) * 3_600_000;
-  await createViewingSlots(
-    a.deps,
-    principal,
-    published[i]!,
-    [
-      0,
-      1,
-      2,
-      3,
-      4,
-    ].map((k) => ({
-      start: new Date(start + k * 1_800_000).toISOString(),
-      end: new Date(start + (k + 1) * 1_800_000).toISOString(),
-      places: 2,
-    })),
-  );
+  const slots = [0, 1, 2, 3, 4].map((k) => ({
+    start: new Date(start + k * 1_800_000).toISOString(),
+    end: new Date(start + (k + 1) * 1_800_000).toISOString(),
+    places: 2,
+  }));
+  await act(a.deps, provider, (x) => createViewingSlots(x, published[i]!, slots));
 }
 
 /** Cookies of the signed-in agent. */
@@ -155,7 +142,7 @@ for (let i = 0; i < N; i++) {
 
 const floor = pct(times.get("floor public listing")!, 0.5);
 console.log(
-  `workspace pages, ${LISTINGS} listings, ${ENQUIRIES} enquiries, N=${N}, ${
+  `workspace pages, ${LISTINGS} listings, ${INQUIRIES} inquiries, N=${N}, ${
     Deno.env.get("DATABASE_URL") ? "Postgres" : "PGlite"
   }`,
 );

@@ -7,7 +7,7 @@
  *   "Objektnummer" or "Nr."; a word glued to "Ref." or "Referenz:" ("Ref.AB-1"); or any word of at least three
  *   characters with both a letter and a digit ("W12", "AB-123").
  * - Every listing of the office counts, whatever its status: people write about listings they saw earlier, and the
- *   provider expects the message filed under that listing (an enquiry still needs a published one).
+ *   provider expects the message filed under that listing (an inquiry still needs a published one).
  * - Links decide before references; the parts are read in order (a mail's subject before its text) and the first
  *   part naming any listing decides. It must name exactly one: a part naming several names none, so nothing is
  *   filed under a guessed listing.

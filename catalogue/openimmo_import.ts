@@ -9,7 +9,6 @@
  * provider tool `import_openimmo`.
  */
 import { z } from "zod";
-import type { Db } from "../db/connection.ts";
 import type { ListingColumns } from "../db/listings.ts";
 import {
   findByExternalNumber,
@@ -22,10 +21,9 @@ import {
 import { setStockStatus } from "../db/stock.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
 import { importPhotos } from "./openimmo_photos.ts";
-import { type ReadyPhoto, replacePhotosIn } from "../photos/photos.ts";
+import { type ReadyPhoto, replacePhotos } from "../photos/photos.ts";
 import { COLUMN_KEYS, makeUnavailable, missingForPublication, STOCK_STATUSES } from "./stock.ts";
-import type { EventOrigin } from "../db/outbox.ts";
-import type { Reactions } from "../deps.ts";
+import { act, type ActDeps, actingOffice, type Action, type Who } from "../deps.ts";
 
 /** How to import. */
 export interface ImportOptions {
@@ -35,11 +33,6 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Roll everything back when any object is invalid. */
   strict?: boolean;
-  /** The time written as `created_at`/`updated_at`/`published_at`. */
-  now: Date;
-  /** What reacts to a withdrawn listing (the agent's rejections), and the app that imports (null: the operator). */
-  reactions: Reactions;
-  origin: EventOrigin;
   /** Called after each object with the number done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -92,28 +85,30 @@ export type ImportSummary = z.infer<typeof importSummarySchema>;
 class Rollback extends Error {}
 
 /**
- * Imports OpenImmo `bytes` (XML or zip) into office `officeId` in one transaction; a broken file throws
- * `invalid_request` before anything is written. Returns the summary; `committed` says whether it was written.
+ * Imports OpenImmo `bytes` (XML or zip) into the office `who` acts for (a provider, or the service for the office
+ * an operator named) in one action; a broken file throws `invalid_request` before anything is written. Reading the
+ * file and its photos happens before the action. Returns the summary; `committed` says whether it was written.
  */
 export async function importOpenImmo(
-  db: Db,
-  officeId: string,
+  deps: ActDeps,
+  who: Who,
   bytes: Uint8Array,
   opts: ImportOptions,
 ): Promise<ImportSummary> {
+  const officeId = actingOffice(who);
   const file = await readOpenImmo(bytes);
   const summary = emptySummary(file);
   const photos = await importPhotos(file, bytes);
   try {
-    await db.kysely.transaction().execute(async (tx) => {
-      await lockOfficeImport(tx, officeId);
+    await act(deps, who, async (a) => {
+      await lockOfficeImport(a.tx, officeId);
       const seen = new Set<string>();
       for (const [i, o] of file.objects.entries()) {
         const done = summary.listings.length;
-        await importObject(tx, officeId, o, seen, summary, opts);
+        await importObject(a, o, seen, summary, opts);
         const written = summary.listings[done];
         const ready = photos.get(o.position);
-        if (written && ready) await importedPhotos(tx, officeId, written, ready, summary, opts.now);
+        if (written && ready) await importedPhotos(a, written, ready, summary);
         opts.onProgress?.(i + 1, file.objects.length);
       }
       if (opts.dryRun || (opts.strict && summary.invalid.length > 0)) throw new Rollback();
@@ -144,18 +139,14 @@ function emptySummary(file: OpenImmoFile): ImportSummary {
   };
 }
 
-type Tx = Parameters<typeof findByExternalNumber>[0];
-
 /** Gives the object's listing exactly its file's photos; a listing whose photos changed counts as updated. */
 async function importedPhotos(
-  tx: Tx,
-  officeId: string,
+  a: Action,
   written: ImportSummary["listings"][number],
   ready: ReadyPhoto[],
   s: ImportSummary,
-  now: Date,
 ): Promise<void> {
-  const changed = await replacePhotosIn(tx, officeId, written.id, ready, now);
+  const changed = await replacePhotos(a, written.id, ready);
   s.photos += ready.length;
   if (changed && written.result === "unchanged") {
     written.result = "updated";
@@ -165,8 +156,7 @@ async function importedPhotos(
 }
 
 async function importObject(
-  tx: Tx,
-  officeId: string,
+  a: Action,
   o: OpenImmoObject,
   seen: Set<string>,
   s: ImportSummary,
@@ -178,52 +168,49 @@ async function importObject(
   if (o.invalid !== undefined || o.number === null) return reject(o.invalid ?? "objektnr_extern is missing");
   if (seen.has(o.number)) return reject("objektnr_extern appears more than once in the file");
   seen.add(o.number);
+  const officeId = actingOffice(a);
+  const tx = a.tx;
   const row = await findByExternalNumber(tx, officeId, o.number);
-  if (o.action === "delete") return await withdraw(tx, o.number, row, s, opts, reject);
+  if (o.action === "delete") return await withdraw(a, o.number, row, s, reject);
   const fields = o.fields!;
   const clash = fields.reference !== null &&
     await referenceTaken(tx, officeId, fields.reference, row?.id ?? null);
   if (clash) return reject(`objektnr_intern "${fields.reference}" is the reference of another listing`);
-  if (!row) return await create(tx, officeId, o.number, fields, s, opts);
+  if (!row) return await create(a, o.number, fields, s, opts);
   if (row.status === "published" && missingForPublication(fields).length > 0) {
     return reject(`the published listing would lack: ${missingForPublication(fields).join(", ")}`);
   }
-  await update(tx, o.number, row, fields, s, opts);
+  await update(a, o.number, row, fields, s, opts);
 }
 
 async function withdraw(
-  tx: Tx,
+  a: Action,
   number: string,
   row: ImportedRow | undefined,
   s: ImportSummary,
-  opts: ImportOptions,
   reject: (reason: string) => void,
 ): Promise<void> {
   if (!row) return reject("aktion DELETE: no listing of this office has this objektnr_extern");
-  if (row.status !== "withdrawn") {
-    const { reactions, now, origin } = opts;
-    await makeUnavailable(tx, reactions, { listingId: row.id, status: "withdrawn", now, origin });
-  }
+  if (row.status !== "withdrawn") await makeUnavailable(a, row.id, "withdrawn");
   s.withdrawn++;
   s.listings.push({ objektnr_extern: number, id: row.id, result: "withdrawn", status: "withdrawn" });
 }
 
 async function create(
-  tx: Tx,
-  officeId: string,
+  a: Action,
   number: string,
   fields: ListingColumns,
   s: ImportSummary,
   opts: ImportOptions,
 ): Promise<void> {
   const status = publishable(number, fields, s, opts) ? "published" : "draft";
-  const id = await insertImported(tx, officeId, number, fields, status, opts.now);
+  const id = await insertImported(a.tx, actingOffice(a), number, fields, status, a.now);
   s.created++;
   s.listings.push({ objektnr_extern: number, id, result: "created", status });
 }
 
 async function update(
-  tx: Tx,
+  a: Action,
   number: string,
   row: ImportedRow,
   fields: ListingColumns,
@@ -232,8 +219,8 @@ async function update(
 ): Promise<void> {
   const publish = row.status === "draft" && publishable(number, fields, s, opts);
   const same = sameColumns(row, fields);
-  if (!same) await updateImported(tx, row.id, fields, opts.now);
-  if (publish) await setStockStatus(tx, row.id, "published", opts.now);
+  if (!same) await updateImported(a.tx, row.id, fields, a.now);
+  if (publish) await setStockStatus(a.tx, row.id, "published", a.now);
   const result = same && !publish ? "unchanged" : "updated";
   s[result]++;
   s.listings.push({

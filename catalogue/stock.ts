@@ -4,8 +4,8 @@
  * reach the public catalogue; the contact is shown here and nowhere public. Shared by the MCP tools and pages.
  *
  * `reserved` marks a published listing that is under offer: like `withdrawn` it leaves the public catalogue at
- * once (and takes no new enquiries), but the office sees it as reserved and can publish it again. Withdrawing or
- * reserving a listing lets the service's agent prepare a rejection for each of its enquiries still in
+ * once (and takes no new inquiries), but the office sees it as reserved and can publish it again. Withdrawing or
+ * reserving a listing lets the service's agent prepare a rejection for each of its inquiries still in
  * conversation, in the same transaction (agent/hooks.ts).
  */
 import { isUuid } from "../ids.ts";
@@ -26,10 +26,7 @@ import {
   updateStockRow,
 } from "../db/stock.ts";
 import { AppError } from "../errors.ts";
-import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { type EventOrigin, withEvents } from "../events/outbox.ts";
-import type { AppDeps, Reactions } from "../deps.ts";
+import { actingOffice, type Action } from "../deps.ts";
 import {
   listingSchema,
   PAGE_MAX,
@@ -199,52 +196,27 @@ export async function getStock(db: Db, officeId: string, id: string): Promise<St
   return stockView(row);
 }
 
-/** Creates a draft listing of the office from `fields` (timestamps from `now`); returns the office's view. */
-export async function createStock(
-  db: Db,
-  officeId: string,
-  fields: StockFields,
-  now: Date,
-): Promise<StockListing> {
+/** Creates a draft listing of the acting office from `fields`; returns the office's view. */
+export async function createStock(a: Action, fields: StockFields): Promise<StockListing> {
+  const officeId = actingOffice(a);
   const { columns, contact } = splitFields(fields);
-  return await db.kysely.transaction().execute(async (tx) => {
-    const full = Object.fromEntries(
-      COLUMN_KEYS.map((k) => [k, columns[k] ?? null]),
-    ) as unknown as StockColumns;
-    const id = await insertStockRow(tx, officeId, full, contact ? fullContact(contact) : null, now);
-    return stockView((await findStockRow(tx, officeId, id))!);
-  });
+  const full = Object.fromEntries(COLUMN_KEYS.map((k) => [k, columns[k] ?? null])) as unknown as StockColumns;
+  const id = await insertStockRow(a.tx, officeId, full, contact ? fullContact(contact) : null, a.now);
+  return stockView((await findStockRow(a.tx, officeId, id))!);
 }
 
 /**
- * Changes the given fields of the office's listing `id` (`null` clears a field, an absent one stays) and sets
- * `updated_at` to `now`. A published listing stays published, so its public view changes at once; an edit that
- * would leave it without a field needed for publication is refused with `conflict`.
+ * Changes the given fields of the acting office's listing `id` (`null` clears a field, an absent one stays) and
+ * sets `updated_at`. A published listing stays published, so its public view changes at once; an edit that would
+ * leave it without a field needed for publication is refused with `conflict`.
  */
-export async function updateStock(
-  db: Db,
-  officeId: string,
-  id: string,
-  fields: StockFields,
-  now: Date,
-): Promise<StockListing> {
-  return await db.kysely.transaction().execute((tx) => updateStockIn(tx, officeId, id, fields, now));
-}
-
-/** {@linkcode updateStock} inside the caller's transaction `tx` (same rules, same answers). */
-export async function updateStockIn(
-  tx: Kysely<Database>,
-  officeId: string,
-  id: string,
-  fields: StockFields,
-  now: Date,
-): Promise<StockListing> {
+export async function updateStock(a: Action, id: string, fields: StockFields): Promise<StockListing> {
   const { columns, contact } = splitFields(fields);
-  return await lockedListingIn(tx, officeId, id, async (row) => {
+  return await lockedListing(a, id, async (row) => {
     if (Object.keys(columns).length === 0 && contact === undefined) return row;
     if (row.status === "published") requireComplete({ ...row, ...columns });
-    await updateStockRow(tx, row.id, columns, contact, now);
-    return (await findStockRow(tx, officeId, row.id))!;
+    await updateStockRow(a.tx, row.id, columns, contact, a.now);
+    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
   });
 }
 
@@ -253,15 +225,13 @@ export async function updateStockIn(
  * listing without title, property type, transaction type and city or postal code is refused with `conflict`.
  * Publishing a published listing changes nothing.
  */
-export async function publishStock(db: Db, officeId: string, id: string, now: Date): Promise<StockListing> {
-  return await db.kysely.transaction().execute((tx) =>
-    lockedListingIn(tx, officeId, id, async (row) => {
-      if (row.status === "published") return row;
-      requireComplete(row);
-      await setStockStatus(tx, row.id, "published", now);
-      return (await findStockRow(tx, officeId, row.id))!;
-    })
-  );
+export async function publishStock(a: Action, id: string): Promise<StockListing> {
+  return await lockedListing(a, id, async (row) => {
+    if (row.status === "published") return row;
+    requireComplete(row);
+    await setStockStatus(a.tx, row.id, "published", a.now);
+    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
+  });
 }
 
 /** A status change that may have made the agent prepare rejections. */
@@ -273,73 +243,51 @@ export interface StockStatusChange {
 
 /**
  * Withdraws the office's listing `id` from the public catalogue at once; a withdrawn listing stays as it is. In
- * the same transaction the agent prepares a rejection for each enquiry of it still in conversation.
+ * the same transaction the agent prepares a rejection for each inquiry of it still in conversation.
  */
-export async function withdrawStock(
-  deps: Pick<AppDeps, "db" | "events" | "reactions">,
-  act: AvailabilityAct,
-): Promise<StockStatusChange> {
-  return await changeAvailability(deps, act, "withdrawn");
+export async function withdrawStock(a: Action, id: string): Promise<StockStatusChange> {
+  return await changeAvailability(a, id, "withdrawn");
 }
 
 /**
  * Reserves the office's published listing `id`: it leaves the public catalogue at once and is marked reserved; a
  * reserved listing stays as it is; a draft or withdrawn one is refused with `conflict`. In the same transaction
- * the agent prepares a rejection for each enquiry of it still in conversation.
+ * the agent prepares a rejection for each inquiry of it still in conversation.
  */
-export async function reserveStock(
-  deps: Pick<AppDeps, "db" | "events" | "reactions">,
-  act: AvailabilityAct,
-): Promise<StockStatusChange> {
-  return await changeAvailability(deps, act, "reserved");
+export async function reserveStock(a: Action, id: string): Promise<StockStatusChange> {
+  return await changeAvailability(a, id, "reserved");
 }
 
-/** Which listing of which office changes availability, when, and the app that asked (null for pages). */
-export interface AvailabilityAct {
-  officeId: string;
-  id: string;
-  now: Date;
-  origin: EventOrigin;
-}
-
-/** Sets `status` (withdrawn or reserved) and lets the agent prepare rejections, in one transaction. */
+/** Sets `status` (withdrawn or reserved) and lets the agent prepare rejections, in the same action. */
 async function changeAvailability(
-  deps: Pick<AppDeps, "db" | "events" | "reactions">,
-  { officeId, id, now, origin }: AvailabilityAct,
+  a: Action,
+  id: string,
   status: "withdrawn" | "reserved",
 ): Promise<StockStatusChange> {
   let rejections: string[] = [];
-  const listing = await withEvents(deps, (tx) =>
-    lockedListingIn(tx, officeId, id, async (row) => {
-      if (row.status === status) return row;
-      if (status === "reserved" && row.status !== "published") {
-        throw new AppError("conflict", { reason: "reserve_needs_published" });
-      }
-      rejections = await makeUnavailable(tx, deps.reactions, { listingId: row.id, status, now, origin });
-      return (await findStockRow(tx, officeId, row.id))!;
-    }));
+  const listing = await lockedListing(a, id, async (row) => {
+    if (row.status === status) return row;
+    if (status === "reserved" && row.status !== "published") {
+      throw new AppError("conflict", { reason: "reserve_needs_published" });
+    }
+    rejections = await makeUnavailable(a, row.id, status);
+    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
+  });
   return { listing, rejections };
 }
 
 /**
- * Sets listing `listingId` withdrawn or reserved within `tx` and announces it (the agent proposes a rejection for
- * each of its enquiries still in conversation); returns the ids of what the reactions made. Used by the provider
- * tools and by the OpenImmo import's `aktion DELETE`.
+ * Sets listing `listingId` withdrawn or reserved within action `a` and announces it (the agent proposes a
+ * rejection for each of its inquiries still in conversation); returns the ids of what the reactions made. Used by
+ * the provider tools and by the OpenImmo import's `aktion DELETE`.
  */
 export async function makeUnavailable(
-  tx: Kysely<Database>,
-  reactions: Reactions,
-  act: { listingId: string; status: "withdrawn" | "reserved"; now: Date; origin: EventOrigin },
+  a: Action,
+  listingId: string,
+  status: "withdrawn" | "reserved",
 ): Promise<string[]> {
-  await setStockStatus(tx, act.listingId, act.status, act.now);
-  return await reactions.react(
-    tx,
-    { kind: "listing_unavailable", listingId: act.listingId, why: act.status },
-    {
-      now: act.now,
-      origin: act.origin,
-    },
-  );
+  await setStockStatus(a.tx, listingId, status, a.now);
+  return await a.deps.reactions.react(a, { kind: "listing_unavailable", listingId, why: status });
 }
 
 /** The fields a listing needs before it can be published, as named in a `conflict` detail. */
@@ -361,15 +309,14 @@ function requireComplete(l: Parameters<typeof missingForPublication>[0]): void {
   }
 }
 
-/** Runs `change` in transaction `tx` holding the row lock of the office's listing `id` (else `not_found`). */
-async function lockedListingIn(
-  tx: Kysely<Database>,
-  officeId: string,
+/** Runs `change` within action `a` holding the row lock of the acting office's listing `id` (else `not_found`). */
+async function lockedListing(
+  a: Action,
   id: string,
   change: (row: StockRow) => Promise<StockRow>,
 ): Promise<StockListing> {
   if (!isUuid(id)) throw new AppError("not_found");
-  const found = await findStockRow(tx, officeId, id.toLowerCase(), true);
+  const found = await findStockRow(a.tx, actingOffice(a), id.toLowerCase(), true);
   if (!found) throw new AppError("not_found");
   return stockView(await change(found));
 }

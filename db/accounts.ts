@@ -1,6 +1,7 @@
 /** SQL of people, their roles and office memberships (the better-auth `users` table plus ours). */
+import type { Kysely } from "kysely";
 import type { Db } from "./connection.ts";
-import type { Role } from "./schema.ts";
+import type { Database, Role } from "./schema.ts";
 
 /** A person's access now: role and, for a provider with an active membership, the office. */
 export interface PersonAccess {
@@ -65,15 +66,13 @@ export async function endMembership(db: Db, userId: string): Promise<boolean> {
  * is revoked, and the role goes back to `seeker` (a person without an office is a seeker). Returns whether a
  * membership was active.
  */
-export async function leaveOffice(db: Db, userId: string, now: Date): Promise<boolean> {
-  return await db.kysely.transaction().execute(async (tx) => {
-    const res = await tx.updateTable("office_memberships").set({ ended_at: now })
-      .where("user_id", "=", userId).where("ended_at", "is", null).executeTakeFirst();
-    await tx.updateTable("api_keys").set({ revoked_at: now })
-      .where("user_id", "=", userId).where("revoked_at", "is", null).execute();
-    await tx.updateTable("users").set({ role: "seeker", updatedAt: now }).where("id", "=", userId).execute();
-    return Number(res.numUpdatedRows) > 0;
-  });
+export async function leaveOffice(tx: Kysely<Database>, userId: string, now: Date): Promise<boolean> {
+  const res = await tx.updateTable("office_memberships").set({ ended_at: now })
+    .where("user_id", "=", userId).where("ended_at", "is", null).executeTakeFirst();
+  await tx.updateTable("api_keys").set({ revoked_at: now })
+    .where("user_id", "=", userId).where("revoked_at", "is", null).execute();
+  await tx.updateTable("users").set({ role: "seeker", updatedAt: now }).where("id", "=", userId).execute();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 /** Inserts a person without a password (operator tasks set one through better-auth; tests use it as is). */

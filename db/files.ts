@@ -67,6 +67,15 @@ export interface FinishedFile {
   origin_api_key_id: string | null;
 }
 
+/** A file still to be read: its kind, bytes, office and the app that uploaded it. */
+export interface PendingFile {
+  sorte: FileSorte;
+  content: Uint8Array;
+  office_id: string;
+  origin_client_id: string | null;
+  origin_api_key_id: string | null;
+}
+
 const VIEW_COLUMNS = sql`f.id::text as id, f.listing_id::text as listing_id, f.office_id::text as office_id,
   f.name, f.sorte, f.size_bytes::int as size_bytes, f.sha256, f.status, f.fehler, f.angaben::text as angaben,
   f.erkannte_sorte, f.hinweis, f.uploaded_at, f.processed_at`;
@@ -157,15 +166,16 @@ export async function listOfficeFiles(
 export async function pendingFileContent(
   db: Db,
   fileId: string,
-): Promise<{ sorte: FileSorte; content: Uint8Array } | undefined> {
+): Promise<PendingFile | undefined> {
   const r = await sql<
-    { sorte: FileSorte; content: string }
-  >`select sorte, encode(content, 'base64') as content
+    Omit<PendingFile, "content"> & { content: string }
+  >`select sorte, encode(content, 'base64') as content, office_id::text as office_id, origin_client_id,
+      origin_api_key_id::text as origin_api_key_id
     from files where id = ${fileId} and status = 'pending'`.execute(db.kysely);
   const row = r.rows[0];
   if (!row) return undefined;
   return {
-    sorte: row.sorte,
+    ...row,
     content: Uint8Array.from(atob(row.content.replace(/\s+/g, "")), (c) => c.charCodeAt(0)),
   };
 }

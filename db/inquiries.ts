@@ -1,5 +1,5 @@
 /**
- * SQL of the enquiries aggregate (`inquiries` and their `inquiry_messages`). Every function takes the query handle
+ * SQL of the inquiries aggregate (`inquiries` and their `inquiry_messages`). Every function takes the query handle
  * to use (`db.kysely` or the transaction of the calling domain action); ids given here are already valid UUIDs.
  */
 import { type Kysely, sql } from "kysely";
@@ -9,14 +9,14 @@ import type { Database } from "./schema.ts";
 /** The handle a function runs on: the database or a transaction. */
 type Q = Kysely<Database>;
 
-/** The statuses of an enquiry (docs/contract.md), in the order they are listed to people. */
+/** The statuses of an inquiry (docs/contract.md), in the order they are listed to people. */
 export const INQUIRY_STATUSES = ["open", "answered", "rejected", "closed"] as const;
-/** An enquiry's status. */
+/** An inquiry's status. */
 export type InquiryStatus = (typeof INQUIRY_STATUSES)[number];
-/** Where an enquiry came from. */
+/** Where an inquiry came from. */
 export type InquiryQuelle = "service" | "portal" | "email";
 
-/** Whose enquiries a read may see: one office's (provider) or one seeker's. */
+/** Whose inquiries a read may see: one office's (provider) or one seeker's. */
 export type InquiryScope = { officeId: string } | { seekerId: string };
 
 /** Takes transaction-scoped advisory locks on `keys` one by one in sorted order (so two callers never deadlock). */
@@ -49,10 +49,10 @@ export async function listingTitle(q: Q, listingId: string): Promise<string | nu
   return row?.title ?? null;
 }
 
-/** What enquiries to count: one person's, one e-mail address's or one listing's. */
+/** What inquiries to count: one person's, one e-mail address's or one listing's. */
 export type CountBy = { seekerId: string } | { email: string } | { listingId: string };
 
-/** Number of enquiries of `by` created after `from` (no upper bound: a later stamp still counts). */
+/** Number of inquiries of `by` created after `from` (no upper bound: a later stamp still counts). */
 export async function countInquiriesSince(q: Q, by: CountBy, from: Date): Promise<number> {
   let query = q.selectFrom("inquiries").select(sql<number>`count(*)::int`.as("n"))
     .where("created_at", ">", from);
@@ -63,7 +63,7 @@ export async function countInquiriesSince(q: Q, by: CountBy, from: Date): Promis
   return row.n;
 }
 
-/** A new enquiry to insert. */
+/** A new inquiry to insert. */
 export interface NewInquiry {
   listingId: string;
   officeId: string;
@@ -75,7 +75,7 @@ export interface NewInquiry {
   at: Date;
 }
 
-/** Inserts an open enquiry; returns its id. */
+/** Inserts an open inquiry; returns its id. */
 export async function insertInquiry(q: Q, row: NewInquiry): Promise<string> {
   const r = await q.insertInto("inquiries").values({
     listing_id: row.listingId,
@@ -113,7 +113,7 @@ export async function insertInquiryMessage(q: Q, m: NewInquiryMessage): Promise<
   return r.id;
 }
 
-/** The enquiry row a write works on. */
+/** The inquiry row a write works on. */
 export interface LockedInquiry {
   id: string;
   listingId: string;
@@ -131,7 +131,7 @@ function scopeOf(scope: InquiryScope): ["inquiries.office_id" | "inquiries.seeke
     : ["inquiries.seeker_id", scope.seekerId];
 }
 
-/** Locks (`for update`) the enquiry `id` within `scope` and returns it, or undefined when it is not in scope. */
+/** Locks (`for update`) the inquiry `id` within `scope` and returns it, or undefined when it is not in scope. */
 export async function lockInquiry(q: Q, scope: InquiryScope, id: string): Promise<LockedInquiry | undefined> {
   const [column, value] = scopeOf(scope);
   const row = await q.selectFrom("inquiries").select(["id", "listing_id", "office_id", "seeker_id", "status"])
@@ -149,12 +149,12 @@ export async function lockInquiry(q: Q, scope: InquiryScope, id: string): Promis
   };
 }
 
-/** Sets an enquiry's status and its update time. */
+/** Sets an inquiry's status and its update time. */
 export async function setInquiryStatus(q: Q, id: string, status: InquiryStatus, at: Date): Promise<void> {
   await q.updateTable("inquiries").set({ status, updated_at: at }).where("id", "=", id).execute();
 }
 
-/** An enquiry as listed (timestamps as Date). */
+/** An inquiry as listed (timestamps as Date). */
 export interface InquiryRow {
   id: string;
   listing_id: string;
@@ -198,13 +198,13 @@ function normalise(r: InquiryRow): InquiryRow {
   };
 }
 
-/** Filters of a list of enquiries. */
+/** Filters of a list of inquiries. */
 export interface InquiryFilter {
   listingId?: string | undefined;
   status?: InquiryStatus | undefined;
 }
 
-/** Enquiries in `scope` matching `f`, newest first (id as tiebreak): `limit` from `offset`, and the total. */
+/** Inquiries in `scope` matching `f`, newest first (id as tiebreak): `limit` from `offset`, and the total. */
 export async function listInquiryRows(
   q: Q,
   scope: InquiryScope,
@@ -235,7 +235,7 @@ export interface InquiryMessageRow {
   created_at: Date;
 }
 
-/** The enquiry `id` within `scope` with its messages in order, or undefined when it is not in scope. */
+/** The inquiry `id` within `scope` with its messages in order, or undefined when it is not in scope. */
 export async function findInquiryThread(
   q: Q,
   scope: InquiryScope,
@@ -262,7 +262,7 @@ export async function accountContact(
     .executeTakeFirst();
 }
 
-/** The office an enquiry belongs to, or undefined when it does not exist. */
+/** The office an inquiry belongs to, or undefined when it does not exist. */
 export async function inquiryOffice(q: Q, id: string): Promise<string | undefined> {
   const row = await q.selectFrom("inquiries").select("office_id").where("id", "=", id).executeTakeFirst();
   return row?.office_id;

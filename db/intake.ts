@@ -1,5 +1,5 @@
 /**
- * SQL of the intake of enquiries by e-mail and from portals: the message ids already seen (`intake_messages`) and
+ * SQL of the intake of inquiries by e-mail and from portals: the message ids already seen (`intake_messages`) and
  * the listing look-ups the inbound addresses and portal object numbers need. Every function takes the query
  * handle to use (`db.kysely` or a transaction); ids given here are already valid UUIDs.
  */
@@ -9,7 +9,7 @@ import type { Database } from "./schema.ts";
 /** The handle a function runs on: the database or a transaction. */
 type Q = Kysely<Database>;
 
-/** Where an inbound enquiry came from. */
+/** Where an inbound inquiry came from. */
 export type IntakeQuelle = "email" | "portal";
 
 /** One inbound message's identity: its source and its (normalised) message id. */
@@ -18,7 +18,7 @@ export interface IntakeKey {
   messageId: string;
 }
 
-/** The enquiry an already seen message created and the id of that enquiry's first message, or undefined. */
+/** The inquiry an already seen message created and the id of that inquiry's first message, or undefined. */
 export async function findIntakeMessage(
   q: Q,
   key: IntakeKey,
@@ -33,7 +33,7 @@ export async function findIntakeMessage(
   return row ? { inquiryId: row.inquiry_id, messageId: row.first_message_id } : undefined;
 }
 
-/** Records that `key` created enquiry `inquiryId` (throws on a repeat: unique (quelle, message_id)). */
+/** Records that `key` created inquiry `inquiryId` (throws on a repeat: unique (quelle, message_id)). */
 export async function insertIntakeMessage(q: Q, key: IntakeKey, inquiryId: string, at: Date): Promise<void> {
   await sql`insert into intake_messages (quelle, message_id, inquiry_id, received_at)
     values (${key.quelle}, ${key.messageId}, ${inquiryId}, ${at})`.execute(q);

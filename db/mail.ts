@@ -12,7 +12,7 @@ export interface NewMail {
   to: string;
   subject: string;
   body: string;
-  /** The enquiry a mail to an enquirer is about (its reply address and stop line are added when sending). */
+  /** The inquiry a mail to an inquirer is about (its reply address and stop line are added when sending). */
   inquiryId?: string | null;
   /** When the first attempt is due; null: nothing to send (no SMTP). */
   nextAttemptAt?: Date | null;

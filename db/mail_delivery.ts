@@ -11,8 +11,8 @@ export interface ClaimedMail {
   to: string;
   subject: string;
   body: string;
-  /** For a mail to an enquirer: the enquiry, its tokens and whether its mails were stopped. */
-  enquiry: { inquiryId: string; replyToken: string; stopToken: string; stopped: boolean } | null;
+  /** For a mail to an inquirer: the inquiry, its tokens and whether its mails were stopped. */
+  inquiry: { inquiryId: string; replyToken: string; stopToken: string; stopped: boolean } | null;
   /** The number of the attempt being made (1 for the first). */
   attempt: number;
 }
@@ -52,7 +52,7 @@ export async function claimDueMails(
     to: m.to_address,
     subject: m.subject,
     body: m.body,
-    enquiry: m.inquiry_id && m.reply_token && m.stop_token
+    inquiry: m.inquiry_id && m.reply_token && m.stop_token
       ? { inquiryId: m.inquiry_id, replyToken: m.reply_token, stopToken: m.stop_token, stopped: !!m.stopped }
       : null,
     attempt: m.attempts,
@@ -91,7 +91,7 @@ export async function markMailFailed(
 
 /**
  * Marks mail `id` as handled without sending: no SMTP configured (it stays recorded, not counted as an attempt), or
- * the enquirer stopped mails about its enquiry (`why` is kept as its last error). Nothing is due afterwards.
+ * the inquirer stopped mails about its inquiry (`why` is kept as its last error). Nothing is due afterwards.
  */
 export async function markMailKept(db: Db, id: string, why: string | null = null): Promise<void> {
   await db.kysely.updateTable("mail_outbox")

@@ -3,8 +3,8 @@
  * (grant cutoffs, revoked access tokens, exchanged codes; migration 0018), disconnecting, usage, JWKS, operator
  * lists.
  */
-import { sql } from "kysely";
-import type { Role } from "./schema.ts";
+import { type Kysely, sql } from "kysely";
+import type { Database, Role } from "./schema.ts";
 import type { Db } from "./connection.ts";
 import { parseScopes } from "./scopes.ts";
 import { dropOpenDeliveries } from "./deliveries.ts";
@@ -139,42 +139,40 @@ export async function endGrantsOfCode(db: Db, codeHash: string): Promise<boolean
 }
 
 /**
- * Ends a connection in one transaction: ends its event subscriptions, deletes the consent, the refresh and access
+ * Ends a connection within transaction `tx`: ends its event subscriptions, deletes the consent, the refresh and access
  * tokens of (`userId`, `clientId`) and its usage row; the deletes' triggers refuse the JWT access tokens issued so
  * far (a grant cutoff). Returns whether a consent existed.
  */
 export async function deleteConnection(
-  db: Db,
+  tx: Kysely<Database>,
   userId: string,
   clientId: string,
-  now: Date = new Date(),
+  now: Date,
 ): Promise<boolean> {
-  return await db.kysely.transaction().execute(async (tx) => {
-    // The connection's event subscriptions end with it (docs/contract.md §6.3); a terminated message is owed.
-    const ended = await endSubscriptions(tx, { userId, clientId }, {
-      reason: "disconnected",
-      now,
-      terminate: true,
-    });
-    for (const id of ended) await dropOpenDeliveries(tx, id, now);
-    await tx.deleteFrom("oauthAccessToken").where("userId", "=", userId).where("clientId", "=", clientId)
-      .execute();
-    await tx.deleteFrom("oauthRefreshToken").where("userId", "=", userId).where("clientId", "=", clientId)
-      .execute();
-    await tx.deleteFrom("oauth_connection_usage").where("user_id", "=", userId).where(
-      "client_id",
-      "=",
-      clientId,
-    )
-      .execute();
-    const res = await tx.deleteFrom("oauthConsent").where("userId", "=", userId).where(
-      "clientId",
-      "=",
-      clientId,
-    )
-      .executeTakeFirst();
-    return Number(res.numDeletedRows) > 0;
+  // The connection's event subscriptions end with it (docs/contract.md §6.3); a terminated message is owed.
+  const ended = await endSubscriptions(tx, { userId, clientId }, {
+    reason: "disconnected",
+    now,
+    terminate: true,
   });
+  for (const id of ended) await dropOpenDeliveries(tx, id, now);
+  await tx.deleteFrom("oauthAccessToken").where("userId", "=", userId).where("clientId", "=", clientId)
+    .execute();
+  await tx.deleteFrom("oauthRefreshToken").where("userId", "=", userId).where("clientId", "=", clientId)
+    .execute();
+  await tx.deleteFrom("oauth_connection_usage").where("user_id", "=", userId).where(
+    "client_id",
+    "=",
+    clientId,
+  )
+    .execute();
+  const res = await tx.deleteFrom("oauthConsent").where("userId", "=", userId).where(
+    "clientId",
+    "=",
+    clientId,
+  )
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
 }
 
 /** Records that `clientId` called the MCP endpoint for `userId` now (at most one write a minute per pair). */

@@ -1,6 +1,6 @@
 /**
  * SQL of the service's agent: proposals (`vorschlag`) awaiting a provider's approval, the offices' text templates,
- * and the reads the agent drafts from (enquiry, listing facts, free viewing slots, a processed document). Every
+ * and the reads the agent drafts from (inquiry, listing facts, free viewing slots, a processed document). Every
  * function takes the handle to run on (`db.kysely` or the caller's transaction); ids are already valid UUIDs.
  * Raw SQL with explicit row types (the tables are not in `schema.ts`); jsonb is read as text and parsed here, so
  * postgres.js and PGlite answer the same.
@@ -94,7 +94,7 @@ export async function findProposal(
 export interface ProposalFilter {
   status?: ProposalStatus | undefined;
   listingId?: string | undefined;
-  /** Only the proposals answering this enquiry. */
+  /** Only the proposals answering this inquiry. */
   inquiryId?: string | undefined;
 }
 
@@ -169,7 +169,7 @@ export async function saveTemplate(
     .execute(q);
 }
 
-/** What a draft about an enquiry is made from: the enquiry, its listing's facts and the office's name. */
+/** What a draft about an inquiry is made from: the inquiry, its listing's facts and the office's name. */
 export interface DraftSource {
   inquiry_id: string;
   inquiry_status: "open" | "answered" | "rejected" | "closed";
@@ -187,7 +187,7 @@ export interface DraftSource {
   square_meters: number | null;
 }
 
-/** The enquiry `inquiryId` with its listing's facts and its office's name, or undefined. */
+/** The inquiry `inquiryId` with its listing's facts and its office's name, or undefined. */
 export async function findDraftSource(q: Q, inquiryId: string): Promise<DraftSource | undefined> {
   const r = await sql<DraftSource>`select i.id as inquiry_id, i.status as inquiry_status, i.name,
       l.id as listing_id, i.office_id, o.name as office_name, l.status as listing_status, l.title, l.city,
@@ -199,7 +199,7 @@ export async function findDraftSource(q: Q, inquiryId: string): Promise<DraftSou
 }
 
 /**
- * The enquiries of listing `listingId` still in conversation (`open` or `answered`) that have no open rejection
+ * The inquiries of listing `listingId` still in conversation (`open` or `answered`) that have no open rejection
  * proposal yet, oldest first.
  */
 export async function liveInquiriesWithoutRejection(q: Q, listingId: string): Promise<string[]> {

@@ -48,26 +48,22 @@ function toRow(r: {
  * run under a per-seeker advisory lock in one transaction, so concurrent calls never exceed `max`.
  */
 export async function insertSavedSearchBelow(
-  db: Db,
+  tx: Kysely<Database>,
   s: NewSavedSearch,
   max: number,
 ): Promise<SavedSearchRow | undefined> {
-  return await db.kysely.transaction().execute(async (tx) => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`saved_searches:${s.seekerId}`}, 0))`.execute(
-      tx,
-    );
-    const { n } = await tx.selectFrom("saved_searches").select(sql<number>`count(*)::int`.as("n"))
-      .where("seeker_id", "=", s.seekerId).executeTakeFirstOrThrow();
-    if (n >= max) return undefined;
-    const row = await tx.insertInto("saved_searches").values({
-      seeker_id: s.seekerId,
-      name: s.name,
-      filters: sql<string>`${JSON.stringify(s.filters)}::text::jsonb`,
-      last_run_at: s.at,
-      created_at: s.at,
-    }).returning(COLUMNS).executeTakeFirstOrThrow();
-    return toRow(row);
-  });
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`saved_searches:${s.seekerId}`}, 0))`.execute(tx);
+  const { n } = await tx.selectFrom("saved_searches").select(sql<number>`count(*)::int`.as("n"))
+    .where("seeker_id", "=", s.seekerId).executeTakeFirstOrThrow();
+  if (n >= max) return undefined;
+  const row = await tx.insertInto("saved_searches").values({
+    seeker_id: s.seekerId,
+    name: s.name,
+    filters: sql<string>`${JSON.stringify(s.filters)}::text::jsonb`,
+    last_run_at: s.at,
+    created_at: s.at,
+  }).returning(COLUMNS).executeTakeFirstOrThrow();
+  return toRow(row);
 }
 
 /** The seeker's saved searches, newest first (`limit` from `offset`), and their total. */
@@ -98,8 +94,12 @@ export async function findSavedSearchOf(
 }
 
 /** Deletes the saved search `id` (a lower-case UUID) of `seekerId` with its matches; false when there was none. */
-export async function deleteSavedSearchOf(db: Db, seekerId: string, id: string): Promise<boolean> {
-  const res = await db.kysely.deleteFrom("saved_searches").where("id", "=", id)
+export async function deleteSavedSearchOf(
+  tx: Kysely<Database>,
+  seekerId: string,
+  id: string,
+): Promise<boolean> {
+  const res = await tx.deleteFrom("saved_searches").where("id", "=", id)
     .where("seeker_id", "=", seekerId).executeTakeFirst();
   return res.numDeletedRows > 0n;
 }

@@ -156,11 +156,11 @@ export interface MailOutboxTable {
   last_error: string | null;
   /** When the retries were given up. */
   given_up_at: Timestamp | null;
-  /** The enquiry a mail to an enquirer is about. */
+  /** The inquiry a mail to an inquirer is about. */
   inquiry_id: string | null;
 }
 
-/** Per enquiry: the tokens of its reply address and stop link, and when mails about it were stopped. */
+/** Per inquiry: the tokens of its reply address and stop link, and when mails about it were stopped. */
 export interface InquiryMailTokensTable {
   inquiry_id: string;
   reply_token: string;
@@ -169,8 +169,8 @@ export interface InquiryMailTokensTable {
   created_at: GeneratedTimestamp;
 }
 
-/** A seeker account's choice about mails on their enquiries (no row: mails on). */
-export interface EnquiryMailSettingsTable {
+/** A seeker account's choice about mails on their inquiries (no row: mails on). */
+export interface InquiryMailSettingsTable {
   user_id: string;
   mails_off: boolean;
   updated_at: GeneratedTimestamp;
@@ -259,7 +259,7 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
-/** An enquiry (`anfrage`) about one listing, from a seeker account or a named enquirer. */
+/** An inquiry (`anfrage`) about one listing, from a seeker account or a named inquirer. */
 export interface InquiriesTable {
   id: Generated<string>;
   listing_id: string;
@@ -267,7 +267,7 @@ export interface InquiriesTable {
   quelle: "service" | "portal" | "email";
   seeker_id: string | null;
   name: string | null;
-  /** Lower-cased e-mail address of the enquirer. */
+  /** Lower-cased e-mail address of the inquirer. */
   email: string;
   phone: string | null;
   status: ColumnType<
@@ -279,7 +279,7 @@ export interface InquiriesTable {
   updated_at: GeneratedTimestamp;
 }
 
-/** One message (`nachricht`) of an enquiry's thread. */
+/** One message (`nachricht`) of an inquiry's thread. */
 export interface InquiryMessagesTable {
   id: Generated<string>;
   inquiry_id: string;
@@ -302,7 +302,7 @@ export interface ViewingSlotsTable {
   updated_at: GeneratedTimestamp;
 }
 
-/** A seeker's booking of a slot for an enquiry. */
+/** A seeker's booking of a slot for an inquiry. */
 export interface ViewingBookingsTable {
   id: Generated<string>;
   slot_id: string;
@@ -437,7 +437,7 @@ export interface Database {
   office_memberships: OfficeMembershipsTable;
   mail_outbox: MailOutboxTable;
   inquiry_mail_tokens: InquiryMailTokensTable;
-  enquiry_mail_settings: EnquiryMailSettingsTable;
+  inquiry_mail_settings: InquiryMailSettingsTable;
   oauth_connection_usage: OauthConnectionUsageTable;
   oauthClient: OauthClientTable;
   oauthConsent: OauthConsentTable;

@@ -235,8 +235,13 @@ export async function insertOptOut(
 }
 
 /** Switches event `name` on again for the app. */
-export async function deleteOptOut(db: Db, userId: string, clientId: string, name: string): Promise<void> {
-  await db.kysely.deleteFrom("event_opt_outs")
+export async function deleteOptOut(
+  tx: Kysely<Database>,
+  userId: string,
+  clientId: string,
+  name: string,
+): Promise<void> {
+  await tx.deleteFrom("event_opt_outs")
     .where("user_id", "=", userId).where("client_id", "=", clientId).where("name", "=", name).execute();
 }
 
@@ -248,7 +253,7 @@ export async function listingOfOffice(db: Db, officeId: string, id: string): Pro
   return r !== undefined;
 }
 
-/** Whether enquiry `id` belongs to office `officeId`. */
+/** Whether inquiry `id` belongs to office `officeId`. */
 export async function inquiryOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("inquiries").select("id")
@@ -256,7 +261,7 @@ export async function inquiryOfOffice(db: Db, officeId: string, id: string): Pro
   return r !== undefined;
 }
 
-/** Whether enquiry `id` was sent by the seeker `userId`. */
+/** Whether inquiry `id` was sent by the seeker `userId`. */
 export async function inquiryOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
   const r = await db.kysely.selectFrom("inquiries").select("id")

@@ -1,5 +1,5 @@
 /**
- * SQL of viewings: slots (`termin`) a provider offers on a listing, seekers' bookings of them for an enquiry, and
+ * SQL of viewings: slots (`termin`) a provider offers on a listing, seekers' bookings of them for an inquiry, and
  * the viewing.upcoming reminders already written. Functions taking `q` run on the caller's transaction.
  */
 import { type Kysely, sql } from "kysely";
@@ -25,7 +25,7 @@ export interface SlotWithCount extends SlotRow {
   booked: number;
 }
 
-/** The enquiry fields viewings need. */
+/** The inquiry fields viewings need. */
 export interface InquiryRow {
   id: string;
   listing_id: string;
@@ -107,7 +107,7 @@ export async function openSlotsOfListing(
   return { items: rows.map(toSlot), total: total.n };
 }
 
-/** Locks and returns enquiry `inquiryId` when it belongs to seeker `seekerId`. */
+/** Locks and returns inquiry `inquiryId` when it belongs to seeker `seekerId`. */
 export async function lockSeekerInquiry(
   q: Q,
   inquiryId: string,
@@ -139,7 +139,7 @@ export interface ActiveBooking {
   starts_at: Date;
 }
 
-/** The active booking of enquiry `inquiryId`, if any. */
+/** The active booking of inquiry `inquiryId`, if any. */
 export async function activeBookingOf(q: Q, inquiryId: string): Promise<ActiveBooking | undefined> {
   const r = await q.selectFrom("viewing_bookings as b").innerJoin("viewing_slots as s", "s.id", "b.slot_id")
     .select(["b.id", "b.slot_id", "s.starts_at"]).where("b.inquiry_id", "=", inquiryId)
@@ -154,7 +154,7 @@ export async function cancelBooking(q: Q, bookingId: string, at: Date): Promise<
   return r.numUpdatedRows > 0n;
 }
 
-/** Books slot `slotId` for enquiry `inquiryId` at `at`; returns the booking id. */
+/** Books slot `slotId` for inquiry `inquiryId` at `at`; returns the booking id. */
 export async function insertBooking(q: Q, slotId: string, inquiryId: string, at: Date): Promise<string> {
   const r = await q.insertInto("viewing_bookings")
     .values({ slot_id: slotId, inquiry_id: inquiryId, status: "booked", created_at: at })
@@ -179,7 +179,7 @@ export async function officeSlots(
   return { items: rows.map(toSlot), total: total.n };
 }
 
-/** An active booking as a provider sees it: the enquiry and the enquirer's name. */
+/** An active booking as a provider sees it: the inquiry and the inquirer's name. */
 export interface SlotBooking {
   id: string;
   slot_id: string;
@@ -205,7 +205,7 @@ export async function activeBookingsOfSlots(q: Q, slotIds: string[]): Promise<Sl
   return rows.map((r) => ({ ...r, created_at: new Date(r.created_at) }));
 }
 
-/** A booked enquiry on a slot: whom a provider's change concerns. */
+/** A booked inquiry on a slot: whom a provider's change concerns. */
 export interface BookedInquiry {
   booking_id: string;
   inquiry_id: string;
@@ -213,7 +213,7 @@ export interface BookedInquiry {
   seeker_id: string | null;
 }
 
-/** The enquiries with an active booking on slot `slotId`, oldest booking first. */
+/** The inquiries with an active booking on slot `slotId`, oldest booking first. */
 export async function bookedInquiries(q: Q, slotId: string): Promise<BookedInquiry[]> {
   return await q.selectFrom("viewing_bookings as b").innerJoin("inquiries as i", "i.id", "b.inquiry_id")
     .select(["b.id as booking_id", "b.inquiry_id", "i.listing_id", "i.seeker_id"])

@@ -29,10 +29,9 @@ import {
 import type { Db } from "../db/connection.ts";
 import { AppError } from "../errors.ts";
 import { hasControlCharacter } from "../text.ts";
-import { type EventOrigin } from "../events/outbox.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { idOrNotFound } from "../ids.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { actingOffice, type Action, type AppDeps } from "../deps.ts";
 
 /** Largest accepted file: 380 KiB decoded (its Base64 plus the MCP envelope stays within the 512 KB body limit). */
 export const FILE_MAX_BYTES = 380 * 1024;
@@ -107,7 +106,6 @@ export interface UploadInput {
   sorte: (typeof FILE_SORTS)[number];
   /** The file as standard Base64. */
   inhalt: string;
-  origin: EventOrigin;
 }
 
 /** The bytes of standard Base64 `b64` (whitespace ignored) and its canonical form; `invalid_request` otherwise. */
@@ -136,11 +134,8 @@ function fileName(name: string): string {
  * the listing already had these bytes). Throws `not_found`, `invalid_request` or `payload_too_large`, writing
  * nothing then.
  */
-export async function uploadFile(
-  deps: AppDeps,
-  officeId: string,
-  input: UploadInput,
-): Promise<{ file: FileView; neu: boolean }> {
+export async function uploadFile(a: Action, input: UploadInput): Promise<{ file: FileView; neu: boolean }> {
+  const officeId = actingOffice(a);
   const listingId = idOrNotFound(input.objektId);
   const name = fileName(input.name);
   // Cheap guard before decoding (Base64 with line breaks is about 1.4 times the bytes).
@@ -148,26 +143,23 @@ export async function uploadFile(
   const { bytes, canonical } = decodeBase64(input.inhalt);
   if (bytes.length > FILE_MAX_BYTES) throw tooLarge();
   const sha256 = await sha256Hex(bytes);
-  const now = nowOf(deps);
-  const stored = await deps.db.kysely.transaction().execute(async (tx) => {
-    if (!(await lockOfficeListing(tx, officeId, listingId))) throw new AppError("not_found");
-    const id = await insertFile(tx, {
-      listingId,
-      officeId,
-      name,
-      sorte: input.sorte,
-      contentBase64: canonical,
-      sizeBytes: bytes.length,
-      sha256,
-      originClientId: input.origin && "clientId" in input.origin ? input.origin.clientId : null,
-      originApiKeyId: input.origin && "apiKeyId" in input.origin ? input.origin.apiKeyId : null,
-      at: now,
-    });
-    const row = id ? await findOfficeFile(tx, officeId, id) : await findFileByHash(tx, listingId, sha256);
-    if (!row) throw new Error("stored file not found");
-    return { row, neu: id !== null };
+  const tx = a.tx;
+  if (!(await lockOfficeListing(tx, officeId, listingId))) throw new AppError("not_found");
+  const id = await insertFile(tx, {
+    listingId,
+    officeId,
+    name,
+    sorte: input.sorte,
+    contentBase64: canonical,
+    sizeBytes: bytes.length,
+    sha256,
+    originClientId: a.origin && "clientId" in a.origin ? a.origin.clientId : null,
+    originApiKeyId: a.origin && "apiKeyId" in a.origin ? a.origin.apiKeyId : null,
+    at: a.now,
   });
-  return { file: fileView(stored.row), neu: stored.neu };
+  const row = id ? await findOfficeFile(tx, officeId, id) : await findFileByHash(tx, listingId, sha256);
+  if (!row) throw new Error("stored file not found");
+  return { file: fileView(row), neu: id !== null };
 }
 
 function tooLarge(): AppError {

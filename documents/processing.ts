@@ -16,11 +16,12 @@ import {
   type FileResult,
   type FinishedFile,
   finishFile,
+  type PendingFile,
   pendingFileContent,
 } from "../db/files.ts";
-import { type EventOrigin, recordEvent, withEvents } from "../events/outbox.ts";
+import { type EventOrigin, recordEvent } from "../events/outbox.ts";
 import { isUuid } from "../ids.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { act, type AppDeps } from "../deps.ts";
 import { readDocument, sorteDe } from "./read.ts";
 import { clip } from "../text.ts";
 
@@ -50,7 +51,7 @@ function satzOf(f: FinishedFile, result: FileResult): string {
 }
 
 /** The app that uploaded the file. */
-function originOfFile(f: FinishedFile): EventOrigin {
+function originOfFile(f: PendingFile): EventOrigin {
   if (f.origin_client_id) return { clientId: f.origin_client_id };
   if (f.origin_api_key_id) return { apiKeyId: f.origin_api_key_id };
   return null;
@@ -63,11 +64,11 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
   const file = await pendingFileContent(deps.db, id);
   if (!file) return;
   const result = await readDocument(file.content, file.sorte);
-  const now = nowOf(deps);
-  await withEvents(deps, async (tx) => {
-    const done = await finishFile(tx, id, result, now);
+  const who = { actor: { kind: "service", officeId: file.office_id } as const, origin: originOfFile(file) };
+  await act(deps, who, async (a) => {
+    const done = await finishFile(a.tx, id, result, a.now);
     if (!done) return;
-    await recordEvent(tx, {
+    await recordEvent(a, {
       name: "file.processed",
       data: {
         objekt_id: done.listing_id,
@@ -77,13 +78,8 @@ export async function processDocument(deps: AppDeps, fileId: string): Promise<vo
         satz: satzOf(done, result),
       },
       owner: { office: done.office_id },
-      origin: originOfFile(done),
-      at: now,
     });
-    await deps.reactions.react(tx, { kind: "document_processed", fileId: done.id }, {
-      now,
-      origin: originOfFile(done),
-    });
+    await deps.reactions.react(a, { kind: "document_processed", fileId: done.id });
   });
 }
 

@@ -10,7 +10,7 @@ import { ensureOffice } from "../db/offices.ts";
 import { listOutbox } from "../db/outbox.ts";
 import { AppError } from "../errors.ts";
 import { EVENT_DATA } from "../events/catalogue.ts";
-import { openTestDb, testApp } from "../tests/helpers.ts";
+import { officeWho, openTestDb, testApp } from "../tests/helpers.ts";
 import {
   BROCHURE_VALUES,
   brochurePdf,
@@ -24,7 +24,9 @@ import {
   textPdf,
   toBase64,
 } from "../tests/pdf_fixtures.ts";
-import { FILE_MAX_BYTES, listFiles, listingFiles, uploadFile } from "./files.ts";
+import { FILE_MAX_BYTES, listFiles, listingFiles, uploadFile, type UploadInput } from "./files.ts";
+import { act } from "../deps.ts";
+import type { EventOrigin } from "../db/outbox.ts";
 import { processDocument, processDueDocuments } from "./processing.ts";
 import { claimDueFiles } from "../db/files.ts";
 
@@ -39,8 +41,11 @@ Deno.test("document job: results, failures, once only, leases", async (t) => {
       { ...sampleListing(1, prng(5), Date.now()), title: "Wohnung am Park", status: "draft", beispiel: true },
     ]);
     const origin = { apiKeyId: crypto.randomUUID() };
+    /** An upload by a provider of `office` through `from` (the app that uploads; none: the workspace). */
+    const uploadAs = (office: string, input: UploadInput & { origin: EventOrigin }) =>
+      act(w.deps, officeWho(office, undefined, input.origin), (a) => uploadFile(a, input));
     const upload = (bytes: Uint8Array, sorte: "brochure" | "energy_certificate" | "other", name = "a.pdf") =>
-      uploadFile(w.deps, officeId, { objektId: listingId!, name, sorte, inhalt: toBase64(bytes), origin });
+      uploadAs(officeId, { objektId: listingId!, name, sorte, inhalt: toBase64(bytes), origin });
     const events = () => listOutbox(db, { limit: 1000, name: "file.processed" });
     const eventsOf = async (fileId: string) => (await events()).filter((e) => e.data.datei_id === fileId);
     const fileCount = async () => (await listFiles(w.deps, officeId, { page: 1, page_size: 60 })).total;
@@ -127,7 +132,7 @@ Deno.test("document job: results, failures, once only, leases", async (t) => {
         ...sampleListing(2, prng(6), Date.now()),
         beispiel: true,
       }]);
-      const other = await uploadFile(w.deps, officeId, {
+      const other = await uploadAs(officeId, {
         objektId: listing2!,
         name: "x.pdf",
         sorte: "energy_certificate",
@@ -181,26 +186,26 @@ Deno.test("document job: results, failures, once only, leases", async (t) => {
       };
       const base = { objektId: listingId!, name: "x.pdf", sorte: "other" as const, origin: null };
       await fails(
-        uploadFile(w.deps, officeId, { ...base, inhalt: "no base64!" }),
+        uploadAs(officeId, { ...base, inhalt: "no base64!" }),
         "invalid_request",
         /inhalt/,
       );
-      await fails(uploadFile(w.deps, officeId, { ...base, inhalt: "QUJD=" }), "invalid_request", /inhalt/);
+      await fails(uploadAs(officeId, { ...base, inhalt: "QUJD=" }), "invalid_request", /inhalt/);
       await fails(
-        uploadFile(w.deps, officeId, { ...base, inhalt: toBase64(new Uint8Array(FILE_MAX_BYTES + 1)) }),
+        uploadAs(officeId, { ...base, inhalt: toBase64(new Uint8Array(FILE_MAX_BYTES + 1)) }),
         "payload_too_large",
       );
       await fails(
-        uploadFile(w.deps, officeId, { ...base, name: "  ", inhalt: "QUJD" }),
+        uploadAs(officeId, { ...base, name: "  ", inhalt: "QUJD" }),
         "invalid_request",
         /name/,
       );
       await fails(
-        uploadFile(w.deps, officeId, { ...base, name: "a\u0000b", inhalt: "QUJD" }),
+        uploadAs(officeId, { ...base, name: "a\u0000b", inhalt: "QUJD" }),
         "invalid_request",
       );
-      await fails(uploadFile(w.deps, otherOffice, { ...base, inhalt: "QUJD" }), "not_found");
-      await fails(uploadFile(w.deps, officeId, { ...base, objektId: "x", inhalt: "QUJD" }), "not_found");
+      await fails(uploadAs(otherOffice, { ...base, inhalt: "QUJD" }), "not_found");
+      await fails(uploadAs(officeId, { ...base, objektId: "x", inhalt: "QUJD" }), "not_found");
       await fails(
         listFiles(w.deps, otherOffice, { objektId: listingId!, page: 1, page_size: 10 }),
         "not_found",
@@ -208,7 +213,7 @@ Deno.test("document job: results, failures, once only, leases", async (t) => {
       assert.equal(await fileCount(), n);
       // Exactly the limit is accepted (whitespace in the Base64 is ignored).
       const big = toBase64(new Uint8Array(FILE_MAX_BYTES)).replace(/(.{76})/g, "$1\n");
-      const ok = await uploadFile(w.deps, officeId, { ...base, inhalt: big });
+      const ok = await uploadAs(officeId, { ...base, inhalt: big });
       assert.equal(ok.file.groesse_bytes, FILE_MAX_BYTES);
       assert.equal((await listFiles(w.deps, otherOffice, { page: 1, page_size: 10 })).total, 0);
     });

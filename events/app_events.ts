@@ -15,7 +15,7 @@ import {
   optOutsOf,
 } from "../db/subscriptions.ts";
 import { AppError } from "../errors.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { type Action, type AppDeps, nowOf } from "../deps.ts";
 import { EVENT_SERVER, type EventName, type EventServer, eventsOf, isEventName } from "./catalogue.ts";
 
 /** One live subscription of an app, as the page shows it (never the secret, never the address's query). */
@@ -110,42 +110,40 @@ async function checkTarget(
 }
 
 /**
- * Switches event `name` off for the person's app `clientId`: in one transaction (under the same person-and-app
- * lock events/subscribe writes under) records the switch and ends the app's live subscriptions of that event with
- * reason `ended_by_user`, dropping their open deliveries so nothing more is sent. Then asks for the owed
- * `terminated` messages. Returns the ids of the subscriptions ended. Idempotent.
+ * Switches event `name` off for the person `userId`'s app `clientId` within action `a` (under the same
+ * person-and-app lock events/subscribe writes under): records the switch and ends the app's live subscriptions of
+ * that event with reason `ended_by_user`, dropping their open deliveries so nothing more is sent; the owed
+ * `terminated` messages wake the job engine at commit. Returns the ids of the subscriptions ended. Idempotent.
  */
 export async function switchEventOff(
-  deps: Pick<AppDeps, "db" | "clock" | "log">,
+  a: Action,
   userId: string,
   clientId: string,
   name: string,
 ): Promise<string[]> {
-  const event = await checkTarget(deps, userId, clientId, name);
-  const now = nowOf(deps);
-  const ended = await deps.db.kysely.transaction().execute(async (tx) => {
-    await lockApp(tx, userId, clientId);
-    await insertOptOut(tx, userId, clientId, event, now);
-    const ids = await endSubscriptions(tx, { userId, clientId, name: event }, {
-      reason: "ended_by_user",
-      now,
-      terminate: true,
-    });
-    for (const id of ids) await dropOpenDeliveries(tx, id, now);
-    return ids;
+  const event = await checkTarget(a.deps, userId, clientId, name);
+  await lockApp(a.tx, userId, clientId);
+  await insertOptOut(a.tx, userId, clientId, event, a.now);
+  const ended = await endSubscriptions(a.tx, { userId, clientId, name: event }, {
+    reason: "ended_by_user",
+    now: a.now,
+    terminate: true,
   });
-  deps.log.log("info", "event switched off", { userId, clientId, name: event, ended: ended.length });
+  for (const id of ended) await dropOpenDeliveries(a.tx, id, a.now);
+  a.afterCommit(() =>
+    a.deps.log.log("info", "event switched off", { userId, clientId, name: event, ended: ended.length })
+  );
   return ended;
 }
 
-/** Switches event `name` on again for the person's app `clientId`: the app may subscribe to it again. */
+/** Switches event `name` on again for the person `userId`'s app `clientId`: the app may subscribe to it again. */
 export async function switchEventOn(
-  deps: Pick<AppDeps, "db" | "log">,
+  a: Action,
   userId: string,
   clientId: string,
   name: string,
 ): Promise<void> {
-  const event = await checkTarget(deps, userId, clientId, name);
-  await deleteOptOut(deps.db, userId, clientId, event);
-  deps.log.log("info", "event switched on", { userId, clientId, name: event });
+  const event = await checkTarget(a.deps, userId, clientId, name);
+  await deleteOptOut(a.tx, userId, clientId, event);
+  a.afterCommit(() => a.deps.log.log("info", "event switched on", { userId, clientId, name: event }));
 }

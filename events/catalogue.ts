@@ -45,8 +45,8 @@ export const EVENT_DATA = {
   "proposal.pending": z.strictObject({
     vorschlag_id: id,
     vorschlag_art: z.enum(PROPOSAL_KINDS),
-    geht_hinaus: z.boolean().describe("Whether approving sends something to the enquirer."),
-    anfrage_id: id.nullable().describe("The enquiry it answers; null for a property change."),
+    geht_hinaus: z.boolean().describe("Whether approving sends something to the inquirer."),
+    anfrage_id: id.nullable().describe("The inquiry it answers; null for a property change."),
     objekt_id: id,
     satz,
   }),
@@ -129,16 +129,16 @@ export const EVENT_FILTERS: Record<EventName, z.ZodObject> = {
 export const EVENT_DESCRIPTIONS: Record<EventName, string> = {
   "inquiry.received":
     "Neue Anfrage zu einem Objekt Ihres Bestands (über den Dienst, ein Portal oder E-Mail; " +
-    "Herkunft in quelle). / A new enquiry about a listing of your office; origin in quelle.",
+    "Herkunft in quelle). / A new inquiry about a listing of your office; origin in quelle.",
   "message.received":
     "Ein Anfragender hat in einer bestehenden Anfrage erneut geschrieben; Inhalt mit get_inquiry. " +
-    "/ An enquirer wrote again in an existing enquiry; read it with get_inquiry.",
+    "/ An inquirer wrote again in an existing inquiry; read it with get_inquiry.",
   "viewing.booked":
     "Ein Anfragender hat einen Besichtigungstermin gebucht oder umgebucht (umgebucht). / An " +
-    "enquirer booked a viewing slot or moved to another one.",
+    "inquirer booked a viewing slot or moved to another one.",
   "viewing.cancelled":
     "Ein Anfragender hat einen Termin abgesagt; die Besichtigung selbst kann bleiben. / An " +
-    "enquirer gave up a slot; the viewing itself may stay.",
+    "inquirer gave up a slot; the viewing itself may stay.",
   "viewing.upcoming":
     "Eine Besichtigung mit Gästen steht bevor, etwa einen Tag (fenster 24h) und etwa eine " +
     "Stunde (1h) vorher. / A viewing with guests is coming up, about a day and about an hour before.",
@@ -158,7 +158,7 @@ export const EVENT_DESCRIPTIONS: Record<EventName, string> = {
     "Ein Suchauftrag hat neue Treffer, einmal je Lauf und Auftrag (count). / A saved search has new " +
     "matches, once per run and search.",
   "reply.received": "Der Anbieter hat auf Ihre Anfrage geantwortet (Nachricht oder Absage); Inhalt mit " +
-    "get_inquiry. / The provider replied to your enquiry with a message or a rejection.",
+    "get_inquiry. / The provider replied to your inquiry with a message or a rejection.",
   "viewing.changed":
     "Der Anbieter hat eine gebuchte Besichtigung verschoben (change moved, neuer Beginn in " +
     "start) oder abgesagt (cancelled). / The provider moved or cancelled a booked viewing.",

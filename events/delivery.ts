@@ -27,7 +27,7 @@ import type { AppDeps } from "../deps.ts";
 import { nowOf } from "../deps.ts";
 import type { EventBody } from "./delivery_state.ts";
 import type { PostOutcome } from "./http_client.ts";
-import { ATTEMPT_TIMEOUT_MS, eventRuntimeOf } from "./runtime.ts";
+import { ATTEMPT_TIMEOUT_MS } from "./runtime.ts";
 import { rightOfServer } from "./catalogue.ts";
 
 /** Largest event body sent (docs/contract.md §9: 256 KiB). */
@@ -60,7 +60,7 @@ export async function drain(deps: AppDeps): Promise<number> {
  * was sent and recorded, with the number of first attempts.
  */
 export async function startDrain(deps: AppDeps): Promise<{ sent: Promise<number> }> {
-  const { batchLimited, held } = eventRuntimeOf(deps).delivery;
+  const { batchLimited, held } = deps.events.delivery;
   const batches: Array<Promise<number>> = [];
   for (let more = true; more;) {
     const drained = Promise.withResolvers<boolean>();
@@ -149,7 +149,7 @@ export async function sendDueAttempts(deps: AppDeps): Promise<number> {
  * by this runtime afterwards, so an attempt is recorded once even when another instance makes it again.
  */
 export async function handBackDeliveries(deps: AppDeps): Promise<void> {
-  const { held } = eventRuntimeOf(deps).delivery;
+  const { held } = deps.events.delivery;
   held.stopped = true;
   for (const hold of held.holds) await releaseHolds(deps.db, [...hold.held], hold.until);
   await releaseAttempts(deps.db, [...held.attempts], new Date());
@@ -177,7 +177,7 @@ export async function attempt(
   deliveryId: string,
   n: number,
 ): Promise<AttemptOutcome | undefined> {
-  const { limited, held } = eventRuntimeOf(deps).delivery;
+  const { limited, held } = deps.events.delivery;
   if (held.stopped) return undefined;
   const sent = await limited(async () => {
     const claimed = await claimAttempt(deps.db, deliveryId, n, leaseFrom(new Date()));
@@ -205,7 +205,7 @@ async function sendClaimed(
   hold: BatchHold,
 ): Promise<Array<AttemptOutcome | undefined>> {
   const claimedAt = Date.now();
-  const { limited } = eventRuntimeOf(deps).delivery;
+  const { limited } = deps.events.delivery;
   // Every attempt of the batch is signed at once: Web Crypto calls made together cost a third of the same calls
   // made one after another as slots free up (bench:events 0.42-0.45 x its floor before, 0.54-0.56 after).
   const signing = new Map(claimed.map((c) => [c, handled(signAttempt(deps, c))]));
@@ -244,14 +244,14 @@ async function send(deps: AppDeps, claimed: ClaimedAttempt, signing?: Promise<Si
 /** Classifies and records a sent attempt (or the hold), then ends the subscription or schedules a retry. */
 async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome | undefined> {
   const { claimed, startedAt } = sent;
-  if (eventRuntimeOf(deps).delivery.held.stopped) return undefined; // handed back: the next holder records it
+  if (deps.events.delivery.held.stopped) return undefined; // handed back: the next holder records it
   if ("hold" in sent) return await holdAttempt(deps, claimed, sent.hold, startedAt);
   const { deliveryId, attempt: n } = claimed;
   const result = sent.result;
   const outcome = classify(result, n, deps.config.retryDelaysMs.length);
   const delay = outcome === "retry" ? retryDelay(deps.config.retryDelaysMs, n) : 0;
   const nextAt = new Date(Date.now() + delay);
-  await eventRuntimeOf(deps).delivery.recorder.add({
+  await deps.events.delivery.recorder.add({
     deliveryId,
     attempt: n,
     startedAt,
@@ -267,7 +267,7 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome | undef
     create: createOf(claimed),
   });
   if (outcome === "gone") await endForGone(deps, claimed);
-  if (outcome === "retry") eventRuntimeOf(deps).wake.dueAt(nextAt);
+  if (outcome === "retry") deps.events.wake.dueAt(nextAt);
   return outcome;
 }
 
@@ -322,7 +322,7 @@ export async function signingSecrets(
   deps: AppDeps,
   s: { secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null },
 ): Promise<string[]> {
-  const box = eventRuntimeOf(deps).box;
+  const box = deps.events.box;
   if (!box) throw new Error("events are not configured");
   const secrets = [await box.open(s.secretEnc)];
   if (s.previousSecretEnc && s.previousSecretUntil && s.previousSecretUntil > nowOf(deps)) {
@@ -343,7 +343,7 @@ async function signedHeaders(
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": await eventRuntimeOf(deps).signer.header(to.secrets, id, timestamp, body),
+    "webhook-signature": await deps.events.signer.header(to.secrets, id, timestamp, body),
     "x-mcp-subscription-id": to.subscriptionId,
   };
 }
@@ -355,7 +355,7 @@ export async function signedPost(
   id: string,
   body: string,
 ): Promise<PostOutcome> {
-  const rt = eventRuntimeOf(deps);
+  const rt = deps.events;
   return await rt.client.post(rt.delivery.url(to.url), await signedHeaders(deps, to, id, body), body);
 }
 
@@ -381,7 +381,7 @@ function handled<T>(p: Promise<T>): Promise<T> {
 
 /** The body of `c`'s event and whether it is over {@linkcode MAX_BODY_BYTES} (built once per event, see `body`). */
 function bodyOf(deps: AppDeps, c: ClaimedAttempt): EventBody {
-  return eventRuntimeOf(deps).delivery.body(c.eventData, c.eventId, () => {
+  return deps.events.delivery.body(c.eventData, c.eventId, () => {
     const body = eventBody(c);
     return { body, tooLarge: new TextEncoder().encode(body).length > MAX_BODY_BYTES };
   });
@@ -391,7 +391,7 @@ function bodyOf(deps: AppDeps, c: ClaimedAttempt): EventBody {
 async function post(deps: AppDeps, c: ClaimedAttempt, signing: Promise<SignedAttempt>): Promise<PostOutcome> {
   const signed = await signing;
   if ("tooLarge" in signed) return { kind: "failure", errorClass: "network", durationMs: 0 };
-  const rt = eventRuntimeOf(deps);
+  const rt = deps.events;
   return await rt.client.post(rt.delivery.url(c.url), signed.headers, signed.body);
 }
 
@@ -437,7 +437,7 @@ export async function sendTerminations(deps: AppDeps): Promise<number> {
       type: "terminated",
       error: { code: -32012, message: "Subscription ended by the service", data: { reason } },
     });
-    const box = eventRuntimeOf(deps).box;
+    const box = deps.events.box;
     if (!box) return;
     const result = await signedPost(
       deps,

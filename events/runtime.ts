@@ -57,9 +57,3 @@ export function createEventRuntime(
     wake,
   };
 }
-
-/** The event runtime of `deps`; throws when the composition did not create one (a programming error). */
-export function eventRuntimeOf(deps: { events?: EventRuntime | undefined }): EventRuntime {
-  if (!deps.events) throw new Error("the event runtime was not created (createApp or main.ts builds it)");
-  return deps.events;
-}

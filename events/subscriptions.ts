@@ -26,7 +26,7 @@ import {
 import { dropOpenDeliveries } from "../db/deliveries.ts";
 import { EventCallError } from "../errors.ts";
 import type { AppDeps } from "../deps.ts";
-import { nowOf } from "../deps.ts";
+import { act, nowOf, type Who } from "../deps.ts";
 import { truncate } from "../text.ts";
 import { base64, timingSafeEqual } from "../crypto.ts";
 import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
@@ -41,7 +41,6 @@ import {
   isEventName,
 } from "./catalogue.ts";
 import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
-import { eventRuntimeOf } from "./runtime.ts";
 import { parseSecret } from "./signing.ts";
 
 /** At most this many live subscriptions per person and app (docs/contract.md §6.3). */
@@ -135,7 +134,7 @@ async function checkSubscribe(
   params: Record<string, unknown>,
 ): Promise<SubscribeRequest> {
   const p = oauthCaller(principal);
-  if (!eventRuntimeOf(deps).box) throw notConfigured();
+  if (!deps.events.box) throw notConfigured();
   const name = eventOf(p, params.name);
   const delivery = objectParam(params.delivery, "delivery");
   if (delivery.mode !== "webhook") {
@@ -156,7 +155,7 @@ async function checkSubscribe(
   if (EVENT_SERVER[name] === "anbieter" && p.officeId === null) throw forbidden("access_closed");
   const args = checkArguments(name, params.arguments);
   await checkOwnership(deps, p, args);
-  const vetted = await vetWebhookUrl(parsed.url, eventRuntimeOf(deps).policy);
+  const vetted = await vetWebhookUrl(parsed.url, deps.events.policy);
   if (!vetted.ok) throw badUrl(vetted.reason);
   return {
     principal: p,
@@ -345,11 +344,11 @@ async function writeSubscription(
   req: SubscribeRequest,
   identity: SubscriptionIdentity,
 ): Promise<SubscribeResult> {
-  const box = eventRuntimeOf(deps).box!;
-  const now = nowOf(deps);
-  const expiresAt = new Date(now.getTime() + req.ttlMs);
-  const sealed = await box.seal(req.secret);
-  const id = await deps.db.kysely.transaction().execute(async (tx) => {
+  const sealed = await deps.events.box!.seal(req.secret);
+  let expiresAt!: Date;
+  const id = await act(deps, appOwner(req.principal), async (a) => {
+    const { tx, now } = a;
+    expiresAt = new Date(now.getTime() + req.ttlMs);
     await lockApp(tx, identity.userId, identity.clientId);
     if (await isOptedOut(tx, identity.userId, identity.clientId, req.name)) throw forbidden("ended_by_user");
     const existing = await liveSubscription(tx, identity);
@@ -389,7 +388,7 @@ async function rotation(
   sealed: string,
   now: Date,
 ): Promise<{ secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null }> {
-  const current = await eventRuntimeOf(deps).box!.open(existing.secretEnc);
+  const current = await deps.events.box!.open(existing.secretEnc);
   if (timingSafeEqual(current, secret)) {
     return {
       secretEnc: existing.secretEnc,
@@ -402,6 +401,11 @@ async function rotation(
     previousSecretEnc: existing.secretEnc,
     previousSecretUntil: new Date(now.getTime() + ROTATION_OVERLAP_MS),
   };
+}
+
+/** Who manages an app's subscriptions: the person on their own account, through the app (the origin). */
+function appOwner(p: SubscribeRequest["principal"]): Who {
+  return { actor: { kind: "person", userId: p.userId }, origin: { clientId: p.origin.clientId } };
 }
 
 /** A fresh subscription id: `sub_` + 26 base32 characters (130 random bits). */
@@ -431,8 +435,7 @@ export async function unsubscribe(
     argumentsKey: canonicalArguments(args),
     url: parsed.url.href,
   };
-  const now = nowOf(deps);
-  const ended = await deps.db.kysely.transaction().execute(async (tx) => {
+  const ended = await act(deps, appOwner(p), async ({ tx, now }) => {
     const existing = await liveSubscription(tx, identity);
     if (!existing) return false;
     await endSubscriptions(tx, { id: existing.id }, { reason: "unsubscribed", now, terminate: false });

@@ -1,39 +1,39 @@
 /**
- * Mails to enquirers (issue 21): the one place their rules live.
+ * Mails to inquirers (issue 21): the one place their rules live.
  *
  * - Every provider action that a seeker event announces (a reply, a rejection with or without text, a booked
- *   viewing moved or cancelled by the provider) records one mail to the enquiry's e-mail address in the action's
- *   own transaction ({@linkcode recordEnquirerMail}); the job queue sends it after commit (auth/mail.ts). An
- *   enquirer with a seeker account gets it unless they switched such mails off (`/konto/benachrichtigungen`);
- *   nobody gets it once the enquiry's mails were stopped through the stop link.
+ *   viewing moved or cancelled by the provider) records one mail to the inquiry's e-mail address in the action's
+ *   own transaction ({@linkcode recordInquirerMail}); the job queue sends it after commit (auth/mail.ts). An
+ *   inquirer with a seeker account gets it unless they switched such mails off (`/konto/benachrichtigungen`);
+ *   nobody gets it once the inquiry's mails were stopped through the stop link.
  * - Content: German text (one English hint line), the listing's public title and the provider's message text;
  *   nothing else about the provider. The subject never carries message text.
- * - Each mail has `Reply-To: anfrage-<enquiry id, 32 hex>-<reply token>@<INTAKE_MAIL_DOMAIN>` and a stop line
- *   with the enquiry's stop link (also `List-Unsubscribe`, one-click); both are added when the mail is sent
- *   ({@linkcode enquiryMailExtras}). Tokens are 20 base32 characters (100 bits) from the platform's random source,
- *   created with the first mail of the enquiry and compared in constant time.
- * - An answer to the reply address becomes a new enquirer message (intake/email.ts, `receiveEnquirerReply` in
+ * - Each mail has `Reply-To: anfrage-<inquiry id, 32 hex>-<reply token>@<INTAKE_MAIL_DOMAIN>` and a stop line
+ *   with the inquiry's stop link (also `List-Unsubscribe`, one-click); both are added when the mail is sent
+ *   ({@linkcode inquiryMailExtras}). Tokens are 20 base32 characters (100 bits) from the platform's random source,
+ *   created with the first mail of the inquiry and compared in constant time.
+ * - An answer to the reply address becomes a new inquirer message (intake/email.ts, `receiveInquirerReply` in
  *   inquiries/inquiries.ts) with the quoted earlier text cut off ({@linkcode withoutQuote}).
  */
 import type { Kysely } from "kysely";
 import {
-  enquiryMailsOff,
   ensureInquiryMailTokens,
   inquiryMailFacts,
+  inquiryMailsOff,
   inquiryMailTokens,
-  setEnquiryMailsOff,
+  setInquiryMailsOff,
   stopInquiryMails,
-} from "../db/enquiry_mail.ts";
+} from "../db/inquiry_mail.ts";
 import { insertMail } from "../db/mail.ts";
 import type { Database } from "../db/schema.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { actingPerson, type Action, type AppDeps } from "../deps.ts";
 import { timingSafeEqual } from "../crypto.ts";
 import { clip } from "../text.ts";
-import { type EnquiryRef, MAIL_TOKEN, newMailToken, parseEnquiryRef } from "./enquiry_address.ts";
+import { type InquiryRef, MAIL_TOKEN, newMailToken, parseInquiryRef } from "./inquiry_address.ts";
 import { whenDe } from "../viewings/text.ts";
 
-/** What the provider did that the enquirer hears about by mail. */
-export type EnquirerNotice =
+/** What the provider did that the inquirer hears about by mail. */
+export type InquirerNotice =
   | { kind: "reply"; text: string }
   | { kind: "rejection"; text: string | undefined }
   | { kind: "viewing_moved"; start: Date }
@@ -41,14 +41,14 @@ export type EnquirerNotice =
 
 type Tx = Kysely<Database>;
 
-/** Whether `ref`'s token is the enquiry's `which` token (constant time); false when the enquiry has none. */
-async function tokenMatches(q: Tx, ref: EnquiryRef, which: "replyToken" | "stopToken"): Promise<boolean> {
+/** Whether `ref`'s token is the inquiry's `which` token (constant time); false when the inquiry has none. */
+async function tokenMatches(q: Tx, ref: InquiryRef, which: "replyToken" | "stopToken"): Promise<boolean> {
   const tokens = await inquiryMailTokens(q, ref.inquiryId);
   return !!tokens && MAIL_TOKEN.test(ref.token) && timingSafeEqual(tokens[which], ref.token);
 }
 
-/** Whether `ref` names an enquiry and its reply token (constant time): an answer by mail may be taken. */
-export function replyTokenMatches(q: Tx, ref: EnquiryRef): Promise<boolean> {
+/** Whether `ref` names an inquiry and its reply token (constant time): an answer by mail may be taken. */
+export function replyTokenMatches(q: Tx, ref: InquiryRef): Promise<boolean> {
   return tokenMatches(q, ref, "replyToken");
 }
 
@@ -58,8 +58,8 @@ function titleOf(title: string | null): string {
 }
 
 /** Subject and body (without the stop line) of `notice` about the listing titled `title`. */
-export function composeEnquirerMail(
-  notice: EnquirerNotice,
+export function composeInquirerMail(
+  notice: InquirerNotice,
   title: string | null,
 ): { subject: string; body: string } {
   const about = titleOf(title);
@@ -84,7 +84,7 @@ export function composeEnquirerMail(
         `der Anbieter hat Ihre Anfrage zu ${about} abgesagt.`,
         "",
         ...(notice.text === undefined ? [] : quote(notice.text)),
-        "(English: the provider declined your enquiry.)",
+        "(English: the provider declined your inquiry.)",
       ]);
     case "viewing_moved":
       return make(`Besichtigung verlegt: ${about}`, [
@@ -104,16 +104,15 @@ export function composeEnquirerMail(
 }
 
 /**
- * Records the mail about `notice` to the enquirer of `inquiryId` with `tx`, the action's transaction, due at
- * `now`; nothing when the enquirer's account switched such mails off or the enquiry's mails were stopped. Returns
- * the mail's id, or null when none was recorded. The caller kicks the sender after commit (`kickMail`).
+ * Records the mail about `notice` to the inquirer of `inquiryId` within action `a`, due at its time; nothing when the inquirer's account switched such mails off or the inquiry's mails were stopped. Returns
+ * the mail's id, or null when none was recorded. The commit wakes the mail sender (the outbox's trigger).
  */
-export async function recordEnquirerMail(
-  tx: Tx,
+export async function recordInquirerMail(
+  a: Action,
   inquiryId: string,
-  notice: EnquirerNotice,
-  now: Date,
+  notice: InquirerNotice,
 ): Promise<string | null> {
+  const tx = a.tx;
   const facts = await inquiryMailFacts(tx, inquiryId);
   if (!facts || facts.mailsOff) return null;
   const tokens = await ensureInquiryMailTokens(tx, inquiryId, {
@@ -121,8 +120,8 @@ export async function recordEnquirerMail(
     stopToken: newMailToken(),
   });
   if (tokens.stopped) return null;
-  const mail = composeEnquirerMail(notice, facts.listingTitle);
-  return await insertMail(tx, { to: facts.email, ...mail, inquiryId, nextAttemptAt: now });
+  const mail = composeInquirerMail(notice, facts.listingTitle);
+  return await insertMail(tx, { to: facts.email, ...mail, inquiryId, nextAttemptAt: a.now });
 }
 
 /** Attribution lines that start a quoted earlier message (German and English mail programs). */
@@ -157,36 +156,29 @@ export function withoutQuote(text: string): string {
   return out.join("\n").trim();
 }
 
-/** Whether `refText` (`<32 hex>-<stop token>` of a stop link) names an enquiry and its stop token. */
+/** Whether `refText` (`<32 hex>-<stop token>` of a stop link) names an inquiry and its stop token. */
 export async function stopLinkValid(deps: Pick<AppDeps, "db">, refText: string): Promise<boolean> {
-  const ref = parseEnquiryRef(refText);
+  const ref = parseInquiryRef(refText);
   return !!ref && await tokenMatches(deps.db.kysely, ref, "stopToken");
 }
 
 /**
- * Stops every further mail about the enquiry of stop link `refText` (also mails recorded but not yet sent); returns
- * false, changing nothing, for a malformed link, an unknown enquiry or a wrong token. Stopping twice is fine.
+ * Stops every further mail about the inquiry of stop link `refText` (also mails recorded but not yet sent); returns
+ * false, changing nothing, for a malformed link, an unknown inquiry or a wrong token. Stopping twice is fine.
  */
-export async function stopMailsByLink(
-  deps: Pick<AppDeps, "db" | "clock">,
-  refText: string,
-): Promise<boolean> {
-  const ref = parseEnquiryRef(refText);
-  if (!ref || !await tokenMatches(deps.db.kysely, ref, "stopToken")) return false;
-  await stopInquiryMails(deps.db.kysely, ref.inquiryId, nowOf(deps));
+export async function stopMailsByLink(a: Action, refText: string): Promise<boolean> {
+  const ref = parseInquiryRef(refText);
+  if (!ref || !await tokenMatches(a.tx, ref, "stopToken")) return false;
+  await stopInquiryMails(a.tx, ref.inquiryId, a.now);
   return true;
 }
 
-/** Whether seeker account `userId` gets mails about its enquiries. */
-export async function enquiryMailSetting(deps: Pick<AppDeps, "db">, userId: string): Promise<boolean> {
-  return !await enquiryMailsOff(deps.db.kysely, userId);
+/** Whether seeker account `userId` gets mails about its inquiries. */
+export async function inquiryMailSetting(deps: Pick<AppDeps, "db">, userId: string): Promise<boolean> {
+  return !await inquiryMailsOff(deps.db.kysely, userId);
 }
 
-/** Switches mails about seeker account `userId`'s enquiries on or off (takes effect for the next action). */
-export async function setEnquiryMailSetting(
-  deps: Pick<AppDeps, "db" | "clock">,
-  userId: string,
-  on: boolean,
-): Promise<void> {
-  await setEnquiryMailsOff(deps.db.kysely, userId, !on, nowOf(deps));
+/** Switches mails about the acting person's inquiries on or off (takes effect for the next action). */
+export async function setInquiryMailSetting(a: Action, on: boolean): Promise<void> {
+  await setInquiryMailsOff(a.tx, actingPerson(a), !on, a.now);
 }

@@ -1,6 +1,6 @@
 /**
  * What both inbound intake endpoints share: the shared-secret check, SHA-256 message keys, text clean-up and the
- * refusal reasons of an enquiry that could not be created.
+ * refusal reasons of an inquiry that could not be created.
  */
 import { sha256Hex } from "../crypto.ts";
 import { secretMatches } from "../crypto.ts";
@@ -44,18 +44,18 @@ export function oneLine(text: string | null | undefined): string {
   return (text ?? "").replace(/[\p{Cc}\s]+/gu, " ").trim();
 }
 
-/** An enquirer's name as stored: the given name cut to NAME_MAX, or the e-mail address when there is none. */
-export function enquirerName(name: string | null | undefined, email: string): string {
+/** An inquirer's name as stored: the given name cut to NAME_MAX, or the e-mail address when there is none. */
+export function inquirerName(name: string | null | undefined, email: string): string {
   const n = oneLine(name);
   return cut(n.length > 0 ? n : email, NAME_MAX);
 }
 
-/** The enquiry text as stored: cleaned and cut to MESSAGE_MAX. */
-export function enquiryText(text: string): string {
+/** The inquiry text as stored: cleaned and cut to MESSAGE_MAX. */
+export function inquiryText(text: string): string {
   return cut(clean(text), MESSAGE_MAX);
 }
 
-/** Why an inbound enquiry was not created (portal answer). */
+/** Why an inbound inquiry was not created (portal answer). */
 export type RefusalReason =
   | "unknown_listing"
   | "ambiguous_listing"

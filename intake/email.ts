@@ -1,5 +1,5 @@
 /**
- * Enquiries by e-mail: one raw RFC 5322 message (from the mail gateway) becomes an enquiry with `quelle: "email"`.
+ * Inquiries by e-mail: one raw RFC 5322 message (from the mail gateway) becomes an inquiry with `quelle: "email"`.
  *
  * Rules:
  * - Addressed (To, Cc, Delivered-To, X-Original-To, in that order) to `objekt-<listing id>@<INTAKE_MAIL_DOMAIN>`
@@ -7,31 +7,32 @@
  *   else the text, names by link or reference; see catalogue/named_listing.ts). A per-listing address wins over a
  *   per-office one. No such address, an unknown office, no listing or several named, or a listing that is not
  *   published: `not_found`, nothing written (the gateway bounces the mail).
- * - Enquirer: the Reply-To mailbox, else From; the name is that mailbox's display name, else its address. No phone.
+ * - Inquirer: the Reply-To mailbox, else From; the name is that mailbox's display name, else its address. No phone.
  * - Text: the text/plain part, else the HTML part as plain text, else the subject; cut to MESSAGE_MAX characters.
  *   Charsets and transfer encodings are decoded by postal-mime. Attachments are parsed but ignored, never stored.
  * - Duplicates: the Message-ID (angle brackets and white space trimmed, case kept), or `sha256:<hex>` of the raw
- *   message when it has none, identifies the mail; a known one answers the enquiry it created and writes nothing.
- * - The limits of docs/contract.md §9 apply as for every enquiry (`rate_limited`, nothing written).
- * - Answers of enquirers: a mail to an enquiry's reply address `anfrage-<enquiry id, 32 hex>-<token>@<domain>`
- *   (inquiries/enquirer_mail.ts; it wins over every other address) becomes a further message of the enquirer in
- *   that enquiry, its quoted earlier text cut off (`receiveEnquirerReply`). A malformed `anfrage-` address, an
- *   unknown enquiry or a wrong token: `not_found` like an unknown intake address, nothing written; a rejected or
- *   closed enquiry: `conflict`. The sender's address is not checked (the token is the proof); Message-ID
+ *   message when it has none, identifies the mail; a known one answers the inquiry it created and writes nothing.
+ * - The limits of docs/contract.md §9 apply as for every inquiry (`rate_limited`, nothing written).
+ * - Answers of inquirers: a mail to an inquiry's reply address `anfrage-<inquiry id, 32 hex>-<token>@<domain>`
+ *   (inquiries/inquirer_mail.ts; it wins over every other address) becomes a further message of the inquirer in
+ *   that inquiry, its quoted earlier text cut off (`receiveInquirerReply`). A malformed `anfrage-` address, an
+ *   unknown inquiry or a wrong token: `not_found` like an unknown intake address, nothing written; a rejected or
+ *   closed inquiry: `conflict`. The sender's address is not checked (the token is the proof); Message-ID
  *   duplicates answer `duplicate` as above.
  */
 import type { Address, Email, Mailbox } from "postal-mime";
 import { namedListing } from "../catalogue/named_listing.ts";
 import { findIntakeMessage, type IntakeKey, officeExists } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
-import { receiveEnquirerReply, sendInquiry } from "../inquiries/inquiries.ts";
-import { enquiryAddress, type EnquiryRef } from "../inquiries/enquiry_address.ts";
-import type { AppDeps } from "../deps.ts";
+import { sendInquiry } from "../inquiries/inquiries.ts";
+import { receiveInquirerReply } from "../inquiries/messages.ts";
+import { inquiryAddress, type InquiryRef } from "../inquiries/inquiry_address.ts";
+import { act, type AppDeps, GUEST } from "../deps.ts";
 import { sha256Hex } from "../crypto.ts";
-import { clean, enquirerName, enquiryText, storedMessageId } from "./common.ts";
+import { clean, inquirerName, inquiryText, storedMessageId } from "./common.ts";
 import { htmlToText } from "./html_text.ts";
 
-/** What an accepted message did: created an enquiry, or repeated one already received. */
+/** What an accepted message did: created an inquiry, or repeated one already received. */
 export interface IntakeOutcome {
   status: "created" | "duplicate";
   inquiryId: string;
@@ -84,20 +85,20 @@ async function parseMail(raw: Uint8Array): Promise<ParsedMail> {
   }
 }
 
-/** The enquirer: the Reply-To mailbox, else From; `invalid_request` ("email") when there is neither. */
-function enquirerOf(mail: Email): { name: string; email: string } {
+/** The inquirer: the Reply-To mailbox, else From; `invalid_request` ("email") when there is neither. */
+function inquirerOf(mail: Email): { name: string; email: string } {
   const box = mailboxes(mail.replyTo)[0] ?? mailboxes(mail.from ? [mail.from] : [])[0];
   const email = clean(box?.address);
   if (!email) throw new AppError("invalid_request", { field: "email" });
-  return { name: enquirerName(box?.name, email), email };
+  return { name: inquirerName(box?.name, email), email };
 }
 
-/** The enquiry text: the plain part, else the HTML part as text, else the subject. */
+/** The inquiry text: the plain part, else the HTML part as text, else the subject. */
 export function mailText(mail: Email): string {
   const plain = clean(mail.text);
-  if (plain) return enquiryText(plain);
+  if (plain) return inquiryText(plain);
   const html = mail.html ? clean(htmlToText(mail.html)) : "";
-  return enquiryText(html || clean(mail.subject));
+  return inquiryText(html || clean(mail.subject));
 }
 
 /** The message's identity: its Message-ID without angle brackets, or `sha256:<hex>` of the raw bytes. */
@@ -117,14 +118,14 @@ async function officeListing(deps: AppDeps, officeId: string, mail: Email, text:
 }
 
 /**
- * Creates the enquiry of one raw e-mail, or answers the one a repeat of it created. Throws `invalid_request`
+ * Creates the inquiry of one raw e-mail, or answers the one a repeat of it created. Throws `invalid_request`
  * (not a message, no sender address, no text), `not_found` (no intake address, unknown listing or office, no
  * unambiguous listing) or `rate_limited` (docs/contract.md §9); nothing is written then.
  */
 export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<IntakeOutcome> {
   const parsed = await parseMail(raw);
   const { mail } = parsed;
-  const answer = enquiryTarget(recipients(parsed), deps.config.intakeMailDomain);
+  const answer = inquiryTarget(recipients(parsed), deps.config.intakeMailDomain);
   if (answer === "malformed") throw new AppError("not_found");
   if (answer) return await receiveAnswer(deps, answer, mail, raw);
   const target = intakeTarget(recipients(parsed), deps.config.intakeMailDomain);
@@ -133,38 +134,39 @@ export async function receiveEmail(deps: AppDeps, raw: Uint8Array): Promise<Inta
   const known = await findIntakeMessage(deps.db.kysely, key);
   if (known) return { status: "duplicate", inquiryId: known.inquiryId };
   const text = mailText(mail);
-  const enquirer = enquirerOf(mail);
+  const inquirer = inquirerOf(mail);
   const listingId = target.kind === "listing" ? target.id : await officeListing(deps, target.id, mail, text);
-  const r = await sendInquiry(deps, {
-    listingId,
-    enquirer: { seekerId: null, name: enquirer.name, email: enquirer.email, phone: null },
-    message: text,
-    quelle: "email",
-    origin: null,
-    dedupe: key,
-  });
+  const r = await act(deps, GUEST, (a) =>
+    sendInquiry(a, {
+      listingId,
+      inquirer: { seekerId: null, name: inquirer.name, email: inquirer.email, phone: null },
+      message: text,
+      quelle: "email",
+      dedupe: key,
+    }));
   return { status: r.duplicate ? "duplicate" : "created", inquiryId: r.inquiryId };
 }
 
 /**
- * The first enquiry reply address at `domain` among `addresses`: its enquiry and token, `"malformed"` when the
+ * The first inquiry reply address at `domain` among `addresses`: its inquiry and token, `"malformed"` when the
  * first `anfrage-` address there is malformed, undefined when there is none.
  */
-export function enquiryTarget(addresses: string[], domain: string): EnquiryRef | "malformed" | undefined {
+export function inquiryTarget(addresses: string[], domain: string): InquiryRef | "malformed" | undefined {
   for (const a of addresses) {
-    const ref = enquiryAddress(a, domain);
+    const ref = inquiryAddress(a, domain);
     if (ref) return ref;
   }
   return undefined;
 }
 
-/** The enquirer's answer to a mail about an enquiry: a further message in it (see the module's rules). */
+/** The inquirer's answer to a mail about an inquiry: a further message in it (see the module's rules). */
 async function receiveAnswer(
   deps: AppDeps,
-  ref: EnquiryRef,
+  ref: InquiryRef,
   mail: Email,
   raw: Uint8Array,
 ): Promise<IntakeOutcome> {
-  const r = await receiveEnquirerReply(deps, ref, mailText(mail), await mailKey(mail, raw));
+  const key = await mailKey(mail, raw);
+  const r = await act(deps, GUEST, (a) => receiveInquirerReply(a, ref, mailText(mail), key));
   return { status: r.duplicate ? "duplicate" : "created", inquiryId: r.inquiryId };
 }

@@ -1,5 +1,5 @@
 /**
- * HTML of an e-mail as plain text for an enquiry: tags removed, entities decoded, line breaks kept (`<br>` and the
+ * HTML of an e-mail as plain text for an inquiry: tags removed, entities decoded, line breaks kept (`<br>` and the
  * ends of blocks become line breaks, paragraphs a blank line, list items "- "), scripts, styles and the head
  * dropped. Linear in the input (no backtracking regular expressions over the whole text).
  */

@@ -1,6 +1,6 @@
 /**
- * Enquiries from portals as OpenImmo-Feedback XML (schema 1.2.5 style): every `objekt/interessent` becomes an
- * enquiry with `quelle: "portal"`.
+ * Inquiries from portals as OpenImmo-Feedback XML (schema 1.2.5 style): every `objekt/interessent` becomes an
+ * inquiry with `quelle: "portal"`.
  *
  * Rules:
  * - Bytes are decoded with the encoding the XML declaration names (ISO-8859-1 is common; a UTF-8 or UTF-16 byte
@@ -9,9 +9,9 @@
  *   `invalid_request`, nothing written.
  * - `objekt/oobj_id` is our listing id (UUID) or the reference of exactly one published listing (any office);
  *   none: refused `unknown_listing`, several: `ambiguous_listing`.
- * - Enquirer: `vorname` + `nachname` (else `firma`, else the e-mail), `email`, `tel` (else `handy`); text `anfrage`.
+ * - Inquirer: `vorname` + `nachname` (else `firma`, else the e-mail), `email`, `tel` (else `handy`); text `anfrage`.
  * - Duplicates: `<sender name>:<int_id>` when the interessent has an `int_id`, else `sha256:<hex>` of (sender name,
- *   oobj_id, e-mail, anfrage) identifies an enquiry; a known one is answered as duplicate and writes nothing.
+ *   oobj_id, e-mail, anfrage) identifies an inquiry; a known one is answered as duplicate and writes nothing.
  * - Each interessent is its own transaction: the answer lists created, duplicate and refused entries (reasons:
  *   unknown_listing, ambiguous_listing, rate_limited, invalid_email, invalid_name, invalid_phone, invalid_message).
  */
@@ -19,11 +19,11 @@ import { findIntakeMessage, type IntakeKey, publishedListingsByReference } from 
 import { AppError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
-import type { AppDeps } from "../deps.ts";
+import { act, type AppDeps, GUEST } from "../deps.ts";
 import {
   clean,
-  enquirerName,
-  enquiryText,
+  inquirerName,
+  inquiryText,
   oneLine,
   refusalOf,
   type RefusalReason,
@@ -35,7 +35,7 @@ import { sha256Hex } from "../crypto.ts";
 export const MAX_ENTRIES = 500;
 
 /** One interessent of a feedback document, with the object it asks about. */
-export interface FeedbackEnquiry {
+export interface FeedbackInquiry {
   /** Position among all interessenten of the document (0-based). */
   index: number;
   oobjId: string;
@@ -49,7 +49,7 @@ export interface FeedbackEnquiry {
 /** A parsed feedback document. */
 export interface Feedback {
   sender: string;
-  enquiries: FeedbackEnquiry[];
+  inquiries: FeedbackInquiry[];
 }
 
 /** One entry of the answer. */
@@ -60,7 +60,7 @@ export interface FeedbackEntry {
   reason?: RefusalReason;
 }
 
-/** The answer: which interessenten became enquiries, were repeats, or were refused (with the reason). */
+/** The answer: which interessenten became inquiries, were repeats, or were refused (with the reason). */
 export interface FeedbackResult {
   created: FeedbackEntry[];
   duplicate: FeedbackEntry[];
@@ -100,7 +100,7 @@ function field(node: unknown, key: string): string {
 }
 
 /** The interessenten of one `objekt`, numbered from `start`. */
-function enquiriesOf(objekt: unknown, start: number): FeedbackEnquiry[] {
+function inquiriesOf(objekt: unknown, start: number): FeedbackInquiry[] {
   const oobjId = field(objekt, "oobj_id");
   const people = typeof objekt === "object" && objekt !== null
     ? list((objekt as Record<string, unknown>).interessent)
@@ -148,17 +148,17 @@ export async function parseFeedback(xml: string): Promise<Feedback> {
   if (typeof root !== "object" || root === null) {
     throw new AppError("invalid_request", { field: "openimmo_feedback" });
   }
-  const enquiries: FeedbackEnquiry[] = [];
+  const inquiries: FeedbackInquiry[] = [];
   for (const objekt of list((root as Record<string, unknown>).objekt)) {
-    enquiries.push(...enquiriesOf(objekt, enquiries.length));
-    if (enquiries.length > MAX_ENTRIES) throw new AppError("invalid_request", { field: "interessent" });
+    inquiries.push(...inquiriesOf(objekt, inquiries.length));
+    if (inquiries.length > MAX_ENTRIES) throw new AppError("invalid_request", { field: "interessent" });
   }
   const sender = (root as Record<string, unknown>).sender;
-  return { sender: field(sender, "name"), enquiries };
+  return { sender: field(sender, "name"), inquiries };
 }
 
 /** The identity of one interessent: the portal's `int_id`, else a hash of what it sent. */
-async function feedbackKey(sender: string, e: FeedbackEnquiry): Promise<IntakeKey> {
+async function feedbackKey(sender: string, e: FeedbackInquiry): Promise<IntakeKey> {
   const messageId = e.intId
     ? await storedMessageId(`${sender}:${e.intId}`)
     : `sha256:${await sha256Hex(JSON.stringify([sender, e.oobjId, e.email.toLowerCase(), e.text]))}`;
@@ -182,8 +182,8 @@ async function listingFor(deps: AppDeps, oobjId: string): Promise<string> {
   return ids[0]!;
 }
 
-/** Creates (or recognises) the enquiry of one interessent. */
-async function receiveOne(deps: AppDeps, sender: string, e: FeedbackEnquiry): Promise<
+/** Creates (or recognises) the inquiry of one interessent. */
+async function receiveOne(deps: AppDeps, sender: string, e: FeedbackInquiry): Promise<
   FeedbackEntry & {
     status: "created" | "duplicate";
   }
@@ -192,14 +192,19 @@ async function receiveOne(deps: AppDeps, sender: string, e: FeedbackEnquiry): Pr
   const known = await findIntakeMessage(deps.db.kysely, key);
   if (known) return { status: "duplicate", index: e.index, oobj_id: e.oobjId, anfrage_id: known.inquiryId };
   const listingId = await listingFor(deps, e.oobjId);
-  const r = await sendInquiry(deps, {
-    listingId,
-    enquirer: { seekerId: null, name: enquirerName(e.name, e.email), email: e.email, phone: e.phone || null },
-    message: enquiryText(e.text),
-    quelle: "portal",
-    origin: null,
-    dedupe: key,
-  });
+  const r = await act(deps, GUEST, (a) =>
+    sendInquiry(a, {
+      listingId,
+      inquirer: {
+        seekerId: null,
+        name: inquirerName(e.name, e.email),
+        email: e.email,
+        phone: e.phone || null,
+      },
+      message: inquiryText(e.text),
+      quelle: "portal",
+      dedupe: key,
+    }));
   return {
     status: r.duplicate ? "duplicate" : "created",
     index: e.index,
@@ -209,14 +214,14 @@ async function receiveOne(deps: AppDeps, sender: string, e: FeedbackEnquiry): Pr
 }
 
 /**
- * Creates the enquiries of one OpenImmo-Feedback document (raw bytes). Throws `invalid_request` for a document
+ * Creates the inquiries of one OpenImmo-Feedback document (raw bytes). Throws `invalid_request` for a document
  * that cannot be read (nothing written); otherwise answers every interessent as created, duplicate or refused.
  */
 export async function receiveFeedback(deps: AppDeps, bytes: Uint8Array): Promise<FeedbackResult> {
   if (bytes.byteLength === 0) throw new AppError("invalid_request", { field: "xml" });
   const feedback = await parseFeedback(decodeXml(bytes));
   const result: FeedbackResult = { created: [], duplicate: [], refused: [] };
-  for (const e of feedback.enquiries) {
+  for (const e of feedback.inquiries) {
     try {
       const { status, ...entry } = await receiveOne(deps, feedback.sender, e);
       result[status].push(entry);

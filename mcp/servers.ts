@@ -71,11 +71,11 @@ const PROVIDER_INSTRUCTIONS = [
   "OpenImmo-Datei in den Bestand. Objekte mit beispiel = true sind erfundene Anschauungsbeispiele, keine echten " +
   "Angebote.",
   "Property providers: server for agents and providers who entered listings into this service. You see only " +
-  "your own office's stock, enquiries and viewings. Stock: list_properties lists your listings in every status " +
+  "your own office's stock, inquiries and viewings. Stock: list_properties lists your listings in every status " +
   "(draft, published, withdrawn), get_property returns one listing with every field including reference, " +
   "description and contact, create_property creates a draft, update_property changes fields, publish_property " +
   "publishes a listing in the public catalogue, withdraw_property withdraws it at once. Provider name and " +
-  "contact are never public. The enquiry and viewing tools answer enquiries about your listings and manage " +
+  "contact are never public. The inquiry and viewing tools answer inquiries about your listings and manage " +
   "viewing appointments. The service's agent prepares draft replies, rejections and property changes that go " +
   "out only with approve_proposal (list_proposals, get_proposal, edit_and_approve_proposal, discard_proposal). " +
   "upload_file reads brochures and energy certificates (result in get_property), upload_photo, update_photo " +

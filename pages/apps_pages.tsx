@@ -18,7 +18,7 @@ import {
 import { type EventName, isEventName } from "../events/catalogue.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
-import { isProvider, langOfRequest, type PageCtx, pageMiddleware, when } from "./common.ts";
+import { isProvider, langOfRequest, pageAct, type PageCtx, pageMiddleware, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { errorPage, signedInForm } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
@@ -207,7 +207,7 @@ async function disconnect(ctx: Ctx, c: C) {
   const { f, userId } = got;
   const clientId = (f.client_id ?? "").slice(0, 200);
   const before = (await appSubscriptions(ctx.deps, userId)).get(clientId)?.subscriptions.length ?? 0;
-  const existed = await disconnectApp(ctx.deps, userId, clientId);
+  const existed = await pageAct(ctx, { kind: "person", userId }, (a) => disconnectApp(a, userId, clientId));
   return appsPage(ctx, c, { notice: existed && before > 0 ? "disconnectedEvents" : "disconnected" });
 }
 
@@ -220,8 +220,10 @@ async function switchEvent(ctx: Ctx, c: C) {
   const name = (f.name ?? "").slice(0, 100);
   if (f.action !== "off" && f.action !== "on") return errorPage(c, "badRequest", 400);
   try {
-    if (f.action === "off") await switchEventOff(ctx.deps, userId, clientId, name);
-    else await switchEventOn(ctx.deps, userId, clientId, name);
+    await pageAct(ctx, { kind: "person", userId }, async (a) => {
+      if (f.action === "off") await switchEventOff(a, userId, clientId, name);
+      else await switchEventOn(a, userId, clientId, name);
+    });
   } catch (err) {
     if (err instanceof AppError && err.code === "not_found") {
       return appsPage(ctx, c, { error: "appEventNotFound", status: 404 });

@@ -5,7 +5,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { accepts } from "hono/accepts";
 import type { AuthHandle } from "../auth/auth_handle.ts";
-import type { AppDeps } from "../deps.ts";
+import { act, type Action, type Actor, type AppDeps } from "../deps.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import { WRITE_METHODS, writeLimit } from "../routes/rate_limit.ts";
@@ -123,4 +123,12 @@ export function wantsHtmlPage(c: C): boolean {
 /** Whether the signed-in person `userId` may use the workspace (the header then links to `/anbieter`). */
 export async function isProvider(ctx: PageCtx, userId: string): Promise<boolean> {
   return workspaceOffice(await personAccess(ctx.deps.db, userId)) !== undefined;
+}
+
+/**
+ * Runs a page's write as one action of `actor` (`act`). Pages come through no app, so the action has no origin and
+ * every subscribed app hears of what it does.
+ */
+export function pageAct<T>(ctx: PageCtx, actor: Actor, fn: (a: Action) => Promise<T>): Promise<T> {
+  return act(ctx.deps, { actor, origin: null }, fn);
 }

@@ -50,11 +50,11 @@ const TEXTS = {
   rightAsked: ["Erbetenes Recht", "Right asked for"],
   rightLesen: [
     "lesen: Bestand, Anfragen, Besichtigungen und Dokumente Ihres Büros",
-    "lesen: your office's stock, enquiries, viewings and documents",
+    "lesen: your office's stock, inquiries, viewings and documents",
   ],
   rightSuchen: [
     "suchen: Objekte suchen, Anfragen senden, Besichtigungen buchen, Suchaufträge speichern",
-    "suchen: search listings, send enquiries, book viewings, save searches",
+    "suchen: search listings, send inquiries, book viewings, save searches",
   ],
   rightOffline: [
     "offline_access: Zugriff bleibt bestehen, bis Sie die App trennen",
@@ -112,18 +112,18 @@ const TEXTS = {
     "Diese App ist nicht mit Ihrem Konto verbunden, oder sie bietet dieses Ereignis nicht an.",
     "This app is not connected to your account, or it does not offer this event.",
   ],
-  evInquiryReceived: ["Neue Anfrage zu einem Ihrer Objekte", "New enquiry about one of your listings"],
+  evInquiryReceived: ["Neue Anfrage zu einem Ihrer Objekte", "New inquiry about one of your listings"],
   evMessageReceived: [
     "Ein Interessent hat in einer Anfrage erneut geschrieben",
-    "An enquirer wrote again in an enquiry",
+    "An inquirer wrote again in an inquiry",
   ],
   evViewingBooked: [
     "Ein Interessent hat einen Besichtigungstermin gebucht oder umgebucht",
-    "An enquirer booked or moved a viewing slot",
+    "An inquirer booked or moved a viewing slot",
   ],
   evViewingCancelled: [
     "Ein Interessent hat seinen Besichtigungstermin abgesagt",
-    "An enquirer gave up their viewing slot",
+    "An inquirer gave up their viewing slot",
   ],
   evViewingUpcoming: [
     "Eine Besichtigung steht bevor (einen Tag und eine Stunde vorher)",
@@ -147,7 +147,7 @@ const TEXTS = {
   ],
   evReplyReceived: [
     "Ein Anbieter hat auf Ihre Anfrage geantwortet",
-    "A provider has replied to your enquiry",
+    "A provider has replied to your inquiry",
   ],
   evViewingChanged: [
     "Ein Anbieter hat Ihre Besichtigung verschoben oder abgesagt",
@@ -176,7 +176,7 @@ const TEXTS = {
     "The form has expired. Please reload the page.",
   ],
   badRequest: ["Diese Anfrage ist ungültig oder abgelaufen.", "This request is invalid or has expired."],
-  // --- listing pages and enquiries ---
+  // --- listing pages and inquiries ---
   listings: ["Objekte", "Listings"],
   searchTitle: ["Objekte suchen", "Search listings"],
   search: ["Suchen", "Search"],
@@ -251,39 +251,39 @@ const TEXTS = {
   source: ["Quelle", "Source"],
   stichtag: ["Stichtag", "Reference date"],
   gfz: ["GFZ", "Floor-area ratio"],
-  enquiryTitle: ["Anfrage an den Anbieter", "Enquiry to the provider"],
+  inquiryTitle: ["Anfrage an den Anbieter", "Inquiry to the provider"],
   message: ["Ihre Nachricht", "Your message"],
   phoneOptional: ["Telefon (freiwillig)", "Phone (optional)"],
-  sendEnquiry: ["Anfrage senden", "Send enquiry"],
+  sendInquiry: ["Anfrage senden", "Send inquiry"],
   sendingAs: ["Sie senden mit Ihrem Konto als", "You send with your account as"],
   providerNote: [
     "Sie sind als Anbieter angemeldet. Anfragen können nur Suchende senden.",
-    "You are signed in as a provider. Only seekers can send enquiries.",
+    "You are signed in as a provider. Only seekers can send inquiries.",
   ],
   anonymousNote: [
     "Der Anbieter antwortet an Ihre E-Mail-Adresse. Mit einem Konto sehen Sie Ihre Anfragen auch unter „Meine Anfragen“.",
-    "The provider answers to your e-mail address. With an account you also see your enquiries under “My enquiries”.",
+    "The provider answers to your e-mail address. With an account you also see your inquiries under “My inquiries”.",
   ],
-  enquiryInvalid: [
+  inquiryInvalid: [
     "Bitte geben Sie Ihren Namen, eine gültige E-Mail-Adresse und eine Nachricht (höchstens 10.000 Zeichen) an; die Telefonnummer höchstens 50 Zeichen.",
     "Please give your name, a valid e-mail address and a message (at most 10,000 characters); the phone number at most 50 characters.",
   ],
-  enquiryLimited: [
+  inquiryLimited: [
     "Sie haben gerade zu viele Anfragen gesendet. Diese Anfrage wurde nicht gesendet; bitte versuchen Sie es später noch einmal.",
-    "You have sent too many enquiries just now. This enquiry was not sent; please try again later.",
+    "You have sent too many inquiries just now. This inquiry was not sent; please try again later.",
   ],
-  enquirySent: [
+  inquirySent: [
     "Vielen Dank! Ihre Anfrage wurde an den Anbieter gesendet. Die Antwort kommt an Ihre E-Mail-Adresse.",
-    "Thank you! Your enquiry has been sent to the provider. The answer will come to your e-mail address.",
+    "Thank you! Your inquiry has been sent to the provider. The answer will come to your e-mail address.",
   ],
-  enquirySentAccount: [
+  inquirySentAccount: [
     "Vielen Dank! Ihre Anfrage wurde an den Anbieter gesendet. Die Antwort sehen Sie hier unter „Meine Anfragen“.",
-    "Thank you! Your enquiry has been sent to the provider. You will see the answer here under “My enquiries”.",
+    "Thank you! Your inquiry has been sent to the provider. You will see the answer here under “My inquiries”.",
   ],
-  enquirySentTitle: ["Anfrage gesendet", "Enquiry sent"],
+  inquirySentTitle: ["Anfrage gesendet", "Inquiry sent"],
   threadSent: ["Ihre Nachricht wurde gesendet.", "Your message has been sent."],
-  myEnquiries: ["Meine Anfragen", "My enquiries"],
-  noEnquiries: ["Sie haben noch keine Anfragen gesendet.", "You have not sent any enquiries yet."],
+  myInquiries: ["Meine Anfragen", "My inquiries"],
+  noInquiries: ["Sie haben noch keine Anfragen gesendet.", "You have not sent any inquiries yet."],
   listing: ["Objekt", "Listing"],
   lastActivity: ["Letzte Aktivität", "Last activity"],
   messages: ["Nachrichten", "Messages"],
@@ -306,9 +306,9 @@ const TEXTS = {
   ],
   threadClosed: [
     "Diese Anfrage ist abgeschlossen; Sie können darin nicht mehr schreiben.",
-    "This enquiry is closed; you cannot write in it any more.",
+    "This inquiry is closed; you cannot write in it any more.",
   ],
-  enquiryOf: ["Anfrage vom", "Enquiry of"],
+  inquiryOf: ["Anfrage vom", "Inquiry of"],
   oauthErrorTitle: ["Die App kann nicht verbunden werden", "The app cannot be connected"],
   oauthUnknownApp: [
     "Diese App ist bei uns nicht registriert: Die Anfrage nennt eine unbekannte Client-ID.",
@@ -339,15 +339,15 @@ const TEXTS = {
   ],
   evdMessageReceived: [
     "Die App erfährt, wenn ein Interessent in einer laufenden Anfrage eine weitere Nachricht schreibt.",
-    "The app learns when an enquirer writes another message in an ongoing enquiry.",
+    "The app learns when an inquirer writes another message in an ongoing inquiry.",
   ],
   evdViewingBooked: [
     "Die App erfährt, wenn ein Interessent einen Besichtigungstermin bucht oder auf einen anderen Termin wechselt.",
-    "The app learns when an enquirer books a viewing slot or moves to another one.",
+    "The app learns when an inquirer books a viewing slot or moves to another one.",
   ],
   evdViewingCancelled: [
     "Die App erfährt, wenn ein Interessent seinen Termin absagt; die Besichtigung selbst kann bestehen bleiben.",
-    "The app learns when an enquirer gives up their slot; the viewing itself may stay.",
+    "The app learns when an inquirer gives up their slot; the viewing itself may stay.",
   ],
   evdViewingUpcoming: [
     "Die App erinnert Sie etwa einen Tag und etwa eine Stunde vor einer Besichtigung mit angemeldeten Gästen.",
@@ -371,7 +371,7 @@ const TEXTS = {
   ],
   evdReplyReceived: [
     "Die App erfährt, wenn ein Anbieter Ihnen auf eine Anfrage antwortet oder sie ablehnt.",
-    "The app learns when a provider answers or declines one of your enquiries.",
+    "The app learns when a provider answers or declines one of your inquiries.",
   ],
   evdViewingChanged: [
     "Die App erfährt, wenn ein Anbieter eine von Ihnen gebuchte Besichtigung verschiebt oder absagt.",
@@ -384,14 +384,14 @@ const TEXTS = {
   startTitle: ["Immobilien finden", "Find a home"],
   startLead: [
     "Wohnungen, Häuser, Grundstücke und Gewerbeflächen, die Makler und Anbieter selbst bei uns eintragen. Suchen und anfragen können Sie ohne Konto.",
-    "Flats, houses, plots and commercial space that estate agents enter with us themselves. You can search and enquire without an account.",
+    "Flats, houses, plots and commercial space that estate agents enter with us themselves. You can search and inquire without an account.",
   ],
   newestListings: ["Neueste Objekte", "Newest listings"],
   allListings: ["Alle Objekte ansehen", "See all listings"],
   startAccount: ["Ihr Konto", "Your account"],
   startAccountText: [
     "Mit einem Konto sehen Sie Ihre Anfragen und Antworten an einem Ort und können Apps verbinden.",
-    "With an account you see your enquiries and replies in one place and can connect apps.",
+    "With an account you see your inquiries and replies in one place and can connect apps.",
   ],
   apiTitle: ["Für Entwickler: API", "For developers: API"],
   apiRest: [
@@ -400,7 +400,7 @@ const TEXTS = {
   ],
   apiMcp: [
     "MCP: Assistenz-Apps verbinden sich unter /mcp mit einem API-Schlüssel oder per OAuth 2.1 und können suchen, anfragen, Besichtigungen buchen und Suchaufträge speichern.",
-    "MCP: assistant apps connect at /mcp with an API key or through OAuth 2.1 and can search, enquire, book viewings and save searches.",
+    "MCP: assistant apps connect at /mcp with an API key or through OAuth 2.1 and can search, inquire, book viewings and save searches.",
   ],
   apiKeysHint: [
     "API-Schlüssel erstellen Sie nach der Anmeldung unter „API-Schlüssel“.",
@@ -412,21 +412,21 @@ const TEXTS = {
     "This page does not exist. The address may have changed or been mistyped.",
   ],
   backHome: ["Zur Startseite", "Back to the start page"],
-  // --- search form and enquiry form errors ---
+  // --- search form and inquiry form errors ---
   numberRule: [
     "Zahlen wie 500.000, 500.000,50 oder 2,5; ein Punkt vor genau drei Ziffern trennt Tausender.",
     "Numbers like 500,000, 500,000.50 or 2.5; a separator before exactly three digits separates thousands.",
   ],
-  enquiryFieldName: [
+  inquiryFieldName: [
     "Name: Bitte geben Sie Ihren Namen in einer Zeile an (höchstens 200 Zeichen).",
     "Name: please give your name on one line (at most 200 characters).",
   ],
-  enquiryFieldEmail: [
+  inquiryFieldEmail: [
     "E-Mail-Adresse: Bitte geben Sie eine gültige E-Mail-Adresse an, z. B. name@beispiel.de.",
     "E-mail address: please give a valid e-mail address, e.g. name@example.org.",
   ],
-  enquiryFieldPhone: ["Telefon: eine Zeile, bis 50 Zeichen.", "Phone: one line, up to 50 characters."],
-  enquiryFieldMessage: [
+  inquiryFieldPhone: ["Telefon: eine Zeile, bis 50 Zeichen.", "Phone: one line, up to 50 characters."],
+  inquiryFieldMessage: [
     "Ihre Nachricht: Bitte schreiben Sie eine Nachricht mit 1 bis 10.000 Zeichen.",
     "Your message: please write a message of 1 to 10,000 characters.",
   ],

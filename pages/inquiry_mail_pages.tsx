@@ -1,28 +1,28 @@
 /**
- * Pages reached from mails to enquirers (inquiries/enquirer_mail.ts), server-rendered, German or English, no
+ * Pages reached from mails to inquirers (inquiries/inquirer_mail.ts), server-rendered, German or English, no
  * JavaScript:
  *
- * - `GET /anfrage-mails/abbestellen/<enquiry id, 32 hex>-<stop token>`: the stop link of every mail about an
- *   enquiry; shows a confirm button only (mail scanners fetch GET links, so GET changes nothing).
- * - `POST` to the same URL: stops every further mail about that enquiry. It is also the one-click target of
+ * - `GET /anfrage-mails/abbestellen/<inquiry id, 32 hex>-<stop token>`: the stop link of every mail about an
+ *   inquiry; shows a confirm button only (mail scanners fetch GET links, so GET changes nothing).
+ * - `POST` to the same URL: stops every further mail about that inquiry. It is also the one-click target of
  *   `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058), which mail programs send without cookies: the
  *   unguessable token in the URL is the authorisation, so no CSRF cookie is required; a POST whose `Origin` names
- *   another site is refused. A malformed link, an unknown enquiry or a wrong token: 404, nothing changes.
- * - `GET/POST /konto/benachrichtigungen`: a signed-in person switches mails about their enquiries on or off
+ *   another site is refused. A malformed link, an unknown inquiry or a wrong token: 404, nothing changes.
+ * - `GET/POST /konto/benachrichtigungen`: a signed-in person switches mails about their inquiries on or off
  *   (CSRF-protected form; a saved form redirects to `?gespeichert=1`, which shows "Gespeichert").
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { LOGIN_PAGE } from "../auth/auth_settings.ts";
 import {
-  enquiryMailSetting,
-  setEnquiryMailSetting,
+  inquiryMailSetting,
+  setInquiryMailSetting,
   stopLinkValid,
   stopMailsByLink,
-} from "../inquiries/enquirer_mail.ts";
-import { STOP_PATH } from "../inquiries/enquiry_address.ts";
+} from "../inquiries/inquirer_mail.ts";
+import { STOP_PATH } from "../inquiries/inquiry_address.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { langOfRequest, type PageCtx } from "./common.ts";
+import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
 import { csrfToken, originOk } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
@@ -51,16 +51,16 @@ const TEXT = {
     badForm: "Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.",
   },
   en: {
-    stopTitle: "No more e-mails about this enquiry",
-    stopAsk: "Do you want to stop e-mails about this enquiry?",
+    stopTitle: "No more e-mails about this inquiry",
+    stopAsk: "Do you want to stop e-mails about this inquiry?",
     stopButton: "Stop these e-mails",
-    stopped: "Done: you will get no more e-mails about this enquiry.",
+    stopped: "Done: you will get no more e-mails about this inquiry.",
     notFoundTitle: "Not found",
     notFound: "This link is not valid.",
     badOrigin: "The request did not come from this site.",
     settingsTitle: "Notifications",
-    settingsLabel: "E-mails about my enquiries (replies, rejections, changed viewings)",
-    settingsHint: "Without these e-mails you see replies only under “My enquiries”.",
+    settingsLabel: "E-mails about my inquiries (replies, rejections, changed viewings)",
+    settingsHint: "Without these e-mails you see replies only under “My inquiries”.",
     save: "Save",
     saved: "Saved.",
     badForm: "The form has expired. Please try again.",
@@ -74,7 +74,7 @@ function tx(l: Lang, k: Key): string {
 }
 
 /** The routes of the stop link and of the mail settings page. */
-export function enquiryMailPageRoutes(ctx: PageCtx): Hono<AppEnv> {
+export function inquiryMailPageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get(`${STOP_PATH}/:ref`, (c) => stopPage(ctx, c));
   app.post(`${STOP_PATH}/:ref`, (c) => stop(ctx, c));
@@ -113,7 +113,8 @@ async function stopPage(ctx: PageCtx, c: C) {
 
 async function stop(ctx: PageCtx, c: C) {
   if (!originOk(c, ctx.deps.config.baseUrl)) return messagePage(c, "stopTitle", "badOrigin", 403);
-  if (!await stopMailsByLink(ctx.deps, c.req.param("ref") ?? "")) {
+  const ref = c.req.param("ref") ?? "";
+  if (!await pageAct(ctx, { kind: "guest" }, (a) => stopMailsByLink(a, ref))) {
     return messagePage(c, "notFoundTitle", "notFound", 404);
   }
   return messagePage(c, "stopTitle", "stopped", 200);
@@ -122,7 +123,7 @@ async function stop(ctx: PageCtx, c: C) {
 async function settingsPage(ctx: PageCtx, c: C, state: { saved?: boolean; error?: boolean }) {
   const person = await sessionOf(ctx.auth, c);
   if (!person) return c.redirect(LOGIN_PAGE, 303);
-  const on = await enquiryMailSetting(ctx.deps, person.userId);
+  const on = await inquiryMailSetting(ctx.deps, person.userId);
   const l = langOfRequest(c);
   const csrf = csrfToken(c, ctx.secure);
   return c.html(
@@ -147,6 +148,7 @@ async function saveSettings(ctx: PageCtx, c: C) {
   const form = await signedInForm(ctx, c);
   if (form instanceof Response) return form;
   if (form.f.gesendet !== "1") return await settingsPage(ctx, c, { error: true });
-  await setEnquiryMailSetting(ctx.deps, form.userId, form.f.anfrage_mails === "an");
+  const on = form.f.anfrage_mails === "an";
+  await pageAct(ctx, { kind: "person", userId: form.userId }, (a) => setInquiryMailSetting(a, on));
   return c.redirect(`${MAIL_SETTINGS_PAGE}?gespeichert=1`, 303);
 }

@@ -1,6 +1,6 @@
 /**
- * The signed-in seeker's enquiry pages (server-rendered, no JavaScript): the list of their enquiries with paging,
- * one thread, and the form to write again. Another person's enquiry answers exactly like an unknown one (404).
+ * The signed-in seeker's inquiry pages (server-rendered, no JavaScript): the list of their inquiries with paging,
+ * one thread, and the form to write again. Another person's inquiry answers exactly like an unknown one (404).
  */
 import { isUuid } from "../ids.ts";
 import { Hono } from "hono";
@@ -15,18 +15,18 @@ import {
   inquiryWritable,
   listSeekerInquiries,
   MESSAGE_MAX,
-  sendSeekerMessage,
 } from "../inquiries/inquiries.ts";
+import { sendSeekerMessage } from "../inquiries/messages.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
-import { langOfRequest, type PageCtx, readForm, when } from "./common.ts";
+import { langOfRequest, pageAct, type PageCtx, readForm, when } from "./common.ts";
 import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
 
 type C = Context<AppEnv>;
 
-/** The enquiry routes of the account: `/konto/anfragen` and `/konto/anfragen/{id}` (GET and POST). */
+/** The inquiry routes of the account: `/konto/anfragen` and `/konto/anfragen/{id}` (GET and POST). */
 export function inquiryPageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/konto/anfragen", (c) => listPage(ctx, c));
@@ -48,7 +48,7 @@ async function listPage(ctx: PageCtx, c: C) {
   const rawPage = c.req.query("page") ?? "1";
   const page = /^[0-9]{1,10}$/.test(rawPage) ? Number(rawPage) : 0;
   if (page < 1 || page > PAGE_MAX) {
-    return messagePage(c, { title: "myEnquiries", text: "badRequest", status: 400, person }, ctx.secure);
+    return messagePage(c, { title: "myInquiries", text: "badRequest", status: 400, person }, ctx.secure);
   }
   const { items, total } = await listSeekerInquiries(ctx.deps, person.userId, {
     page,
@@ -59,12 +59,12 @@ async function listPage(ctx: PageCtx, c: C) {
   return c.html(
     <Layout
       lang={l}
-      title={t(l, "myEnquiries")}
+      title={t(l, "myInquiries")}
       signedIn
       provider={person.workspace}
       csrf={csrfToken(c, ctx.secure)}
     >
-      {total === 0 ? <p>{t(l, "noEnquiries")}</p> : <InquiryTable l={l} items={items} />}
+      {total === 0 ? <p>{t(l, "noInquiries")}</p> : <InquiryTable l={l} items={items} />}
       <nav class="pager" aria-label={t(l, "pageOf")}>
         {page > 1 && (
           <a rel="prev" href={`/konto/anfragen?page=${Math.min(page - 1, last)}`}>{t(l, "previous")}</a>
@@ -114,7 +114,7 @@ interface ThreadState {
   body?: string;
 }
 
-/** The seeker's own enquiry `id`, or undefined for a malformed, unknown or foreign id. */
+/** The seeker's own inquiry `id`, or undefined for a malformed, unknown or foreign id. */
 async function ownInquiry(ctx: PageCtx, person: Person, id: string): Promise<InquiryThread | undefined> {
   if (!isUuid(id)) return undefined;
   try {
@@ -142,10 +142,10 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
       csrf={csrf}
     >
       {(sent === "anfrage" || sent === "nachricht") && (
-        <p class="notice" role="status">{t(l, sent === "anfrage" ? "enquirySentAccount" : "threadSent")}</p>
+        <p class="notice" role="status">{t(l, sent === "anfrage" ? "inquirySentAccount" : "threadSent")}</p>
       )}
       <p>
-        {t(l, "enquiryOf")} {when(l, thread.created_at)} · {t(l, "status")}:{" "}
+        {t(l, "inquiryOf")} {when(l, thread.created_at)} · {t(l, "status")}:{" "}
         <strong id="inquiry-status">{t(l, STATUS_TEXT[thread.status])}</strong> ·{" "}
         <a href={`/objekte/${thread.listing_id}`}>{t(l, "listing")}</a>
       </p>
@@ -201,7 +201,7 @@ async function writeAgain(ctx: PageCtx, c: C) {
     return threadPage(ctx, c, { error: "messageInvalid", status: 400, body: f.message });
   }
   try {
-    await sendSeekerMessage(ctx.deps, person.userId, id.toLowerCase(), body, null);
+    await pageAct(ctx, { kind: "seeker", userId: person.userId }, (a) => sendSeekerMessage(a, id, body));
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     if (e.code === "not_found") return notFoundPage(ctx, c, person);

@@ -112,7 +112,7 @@ function AccountMenu(p: LayoutProps) {
       <summary>{t(p.lang, "account")}</summary>
       <nav class="panel" aria-label={t(p.lang, "account")}>
         {p.provider && <a href="/anbieter">{t(p.lang, "providerArea")}</a>}
-        <a href="/konto/anfragen">{t(p.lang, "myEnquiries")}</a>
+        <a href="/konto/anfragen">{t(p.lang, "myInquiries")}</a>
         <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
         <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>
         <a href="/konto/benachrichtigungen">{t(p.lang, "notifications")}</a>

@@ -1,6 +1,6 @@
 /**
  * The public listing pages (server-rendered, German or English, no JavaScript): the catalogue search with its
- * filters and paging, the listing view with map link, location baseline and the enquiry form, and the enquiry
+ * filters and paging, the listing view with map link, location baseline and the inquiry form, and the inquiry
  * POST. Rules live in `catalogue/`, `valuation/` and `inquiries/`; these handlers parse, call and render.
  */
 import { Hono } from "hono";
@@ -20,7 +20,7 @@ import { getPublicListing, searchListings } from "../catalogue/search.ts";
 import { personAccess } from "../db/accounts.ts";
 import { workspaceOffice } from "../auth/account_home.ts";
 import { AppError } from "../errors.ts";
-import { type Enquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
+import { type Inquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { type BaselineAnswer, locationBaselineOf } from "../valuation/baseline.ts";
 import type { Attribution } from "../valuation/brw_sources.ts";
@@ -29,7 +29,8 @@ import { sessionOf } from "./auth_calls.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
-import { langOfRequest, type PageCtx, readForm } from "./common.ts";
+import { langOfRequest, pageAct, type PageCtx, readForm } from "./common.ts";
+import type { Actor } from "../deps.ts";
 import { truncate } from "../text.ts";
 
 type C = Context<AppEnv>;
@@ -88,8 +89,8 @@ export function listingPageRoutes(ctx: PageCtx): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/objekte", (c) => searchPage(ctx, c));
   app.get("/objekte/:id", (c) => listingPage(ctx, c, {}));
-  app.post("/objekte/:id/anfrage", (c) => enquire(ctx, c));
-  app.get("/objekte/:id/anfrage/gesendet", (c) => enquirySentPage(ctx, c));
+  app.post("/objekte/:id/anfrage", (c) => inquire(ctx, c));
+  app.get("/objekte/:id/anfrage/gesendet", (c) => inquirySentPage(ctx, c));
   return app;
 }
 
@@ -348,31 +349,31 @@ function Pager(p: { l: Lang; filter: ListingFilter; total: number }) {
   );
 }
 
-// --- listing view and enquiry form -------------------------------------------------------------------------
+// --- listing view and inquiry form -------------------------------------------------------------------------
 
-/** A field of the enquiry form. */
-type EnquiryField = "name" | "email" | "phone" | "message";
+/** A field of the inquiry form. */
+type InquiryField = "name" | "email" | "phone" | "message";
 
-/** The message naming each enquiry field and what it needs. */
-const ENQUIRY_FIELD_ERROR: Record<EnquiryField, TextKey> = {
-  name: "enquiryFieldName",
-  email: "enquiryFieldEmail",
-  phone: "enquiryFieldPhone",
-  message: "enquiryFieldMessage",
+/** The message naming each inquiry field and what it needs. */
+const INQUIRY_FIELD_ERROR: Record<InquiryField, TextKey> = {
+  name: "inquiryFieldName",
+  email: "inquiryFieldEmail",
+  phone: "inquiryFieldPhone",
+  message: "inquiryFieldMessage",
 };
 
-/** The id of the enquiry form's error box (the wrong field's `aria-describedby`). */
-const ENQUIRY_ERROR_ID = "anfrage-fehler";
+/** The id of the inquiry form's error box (the wrong field's `aria-describedby`). */
+const INQUIRY_ERROR_ID = "anfrage-fehler";
 
-/** What the enquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
-interface EnquiryState {
+/** What the inquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
+interface InquiryState {
   error?: TextKey;
-  field?: EnquiryField | undefined;
+  field?: InquiryField | undefined;
   status?: 400 | 429;
   values?: { name?: string; email?: string; phone?: string; message?: string };
 }
 
-async function listingPage(ctx: PageCtx, c: C, state: EnquiryState) {
+async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
   const person = await personOf(ctx, c);
   const listing = await findListing(ctx, c.req.param("id") ?? "");
   if (!listing) return notFoundPage(ctx, c, person);
@@ -394,8 +395,8 @@ async function listingPage(ctx: PageCtx, c: C, state: EnquiryState) {
       <h2>{t(l, "baselineTitle")}</h2>
       <Baseline l={l} baseline={baseline} rent={listing.transaction_type === "rent"} />
       <section id="anfrage">
-        <h2>{t(l, "enquiryTitle")}</h2>
-        <EnquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
+        <h2>{t(l, "inquiryTitle")}</h2>
+        <InquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
       </section>
     </Layout>,
     state.status ?? 200,
@@ -532,19 +533,19 @@ function Baseline(p: { l: Lang; baseline: BaselineAnswer | undefined; rent: bool
   );
 }
 
-function EnquiryForm(
-  p: { l: Lang; listing: Listing; person: Person | undefined; csrf: string; state: EnquiryState },
+function InquiryForm(
+  p: { l: Lang; listing: Listing; person: Person | undefined; csrf: string; state: InquiryState },
 ) {
   const { l, person, state } = p;
   if (person && person.role !== "seeker") {
     return <p class="notice" id="provider-note">{t(l, "providerNote")}</p>;
   }
   const v = state.values ?? {};
-  const marks = (f: EnquiryField) =>
-    state.field === f ? { "aria-invalid": "true", "aria-describedby": ENQUIRY_ERROR_ID } : {};
+  const marks = (f: InquiryField) =>
+    state.field === f ? { "aria-invalid": "true", "aria-describedby": INQUIRY_ERROR_ID } : {};
   return (
     <form method="post" action={`/objekte/${p.listing.id}/anfrage#anfrage`}>
-      {state.error && <p class="error" role="alert" id={ENQUIRY_ERROR_ID}>{t(l, state.error)}</p>}
+      {state.error && <p class="error" role="alert" id={INQUIRY_ERROR_ID}>{t(l, state.error)}</p>}
       <CsrfField token={p.csrf} />
       {person
         ? (
@@ -590,30 +591,30 @@ function EnquiryForm(
       <textarea id="message" name="message" rows={6} required maxlength={MESSAGE_MAX} {...marks("message")}>
         {v.message ?? ""}
       </textarea>
-      <button type="submit">{t(l, "sendEnquiry")}</button>
+      <button type="submit">{t(l, "sendInquiry")}</button>
     </form>
   );
 }
 
-/** The enquirer and message of the form: a signed-in seeker's account, else the name, e-mail and phone given. */
-function enquiryInput(
+/** The inquirer and message of the form: a signed-in seeker's account, else the name, e-mail and phone given. */
+function inquiryInput(
   f: Record<string, string>,
   person: Person | undefined,
-): { enquirer: Enquirer; message: string } {
+): { inquirer: Inquirer; message: string } {
   const message = f.message ?? "";
   if (person) {
     return {
-      enquirer: { seekerId: person.userId, name: person.name, email: person.email, phone: null },
+      inquirer: { seekerId: person.userId, name: person.name, email: person.email, phone: null },
       message,
     };
   }
   return {
-    enquirer: { seekerId: null, name: f.name ?? "", email: f.email ?? "", phone: f.phone ?? "" },
+    inquirer: { seekerId: null, name: f.name ?? "", email: f.email ?? "", phone: f.phone ?? "" },
     message,
   };
 }
 
-async function enquire(ctx: PageCtx, c: C) {
+async function inquire(ctx: PageCtx, c: C) {
   const f = await readForm(c);
   if (!csrfOk(c, f._csrf, ctx.deps.config.baseUrl)) {
     return messagePage(c, { title: "badRequest", text: "csrf", status: 403 }, ctx.secure);
@@ -622,12 +623,13 @@ async function enquire(ctx: PageCtx, c: C) {
   const id = c.req.param("id") ?? "";
   if (!await findListing(ctx, id)) return notFoundPage(ctx, c, person);
   if (person && person.role !== "seeker") {
-    return messagePage(c, { title: "enquiryTitle", text: "providerNote", status: 403, person }, ctx.secure);
+    return messagePage(c, { title: "inquiryTitle", text: "providerNote", status: 403, person }, ctx.secure);
   }
   const values = { name: f.name, email: f.email, phone: f.phone, message: f.message };
-  const input = enquiryInput(f, person);
+  const input = inquiryInput(f, person);
   try {
-    const sent = await sendInquiry(ctx.deps, { listingId: id.toLowerCase(), ...input, origin: null });
+    const actor: Actor = person ? { kind: "seeker", userId: person.userId } : { kind: "guest" };
+    const sent = await pageAct(ctx, actor, (a) => sendInquiry(a, { listingId: id, ...input }));
     return c.redirect(
       person
         ? `/konto/anfragen/${sent.inquiryId}?gesendet=anfrage`
@@ -638,23 +640,23 @@ async function enquire(ctx: PageCtx, c: C) {
     if (!(e instanceof AppError)) throw e;
     if (e.code === "not_found") return notFoundPage(ctx, c, person);
     if (e.code === "rate_limited") {
-      return listingPage(ctx, c, { error: "enquiryLimited", status: 429, values });
+      return listingPage(ctx, c, { error: "inquiryLimited", status: 429, values });
     }
     if (e.code === "invalid_request") {
-      const field = enquiryField(e.facts.field);
-      const error = field ? ENQUIRY_FIELD_ERROR[field] : "enquiryInvalid";
+      const field = inquiryField(e.facts.field);
+      const error = field ? INQUIRY_FIELD_ERROR[field] : "inquiryInvalid";
       return listingPage(ctx, c, { error, field, status: 400, values });
     }
     throw e;
   }
 }
 
-/** The enquiry field an `invalid_request` of `sendInquiry` names, if any. */
-function enquiryField(name: string | undefined): EnquiryField | undefined {
+/** The inquiry field an `invalid_request` of `sendInquiry` names, if any. */
+function inquiryField(name: string | undefined): InquiryField | undefined {
   return name === "name" || name === "email" || name === "phone" || name === "message" ? name : undefined;
 }
 
-async function enquirySentPage(ctx: PageCtx, c: C) {
+async function inquirySentPage(ctx: PageCtx, c: C) {
   const person = await personOf(ctx, c);
   const listing = await findListing(ctx, c.req.param("id") ?? "");
   if (!listing) return notFoundPage(ctx, c, person);
@@ -662,11 +664,11 @@ async function enquirySentPage(ctx: PageCtx, c: C) {
   return c.html(
     <Layout
       lang={l}
-      title={t(l, "enquirySentTitle")}
+      title={t(l, "inquirySentTitle")}
       signedIn={!!person}
       csrf={person && csrfToken(c, ctx.secure)}
     >
-      <p class="notice" role="status">{t(l, "enquirySent")}</p>
+      <p class="notice" role="status">{t(l, "inquirySent")}</p>
       <p>
         <a href={`/objekte/${listing.id}`}>{listing.title ?? t(l, "untitled")}</a>
       </p>

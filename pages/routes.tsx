@@ -1,6 +1,6 @@
 /**
  * The pages (server-rendered, German or English, no JavaScript needed): sign-in, consent, connected apps, API
- * keys, listings and enquiries, one sub-app per resource. Every form carries a CSRF token; every page is
+ * keys, listings and inquiries, one sub-app per resource. Every form carries a CSRF token; every page is
  * `no-store` with a strict CSP and counts its writes in the write bucket (`pageMiddleware`). Rules live in
  * `auth/`, `events/` and `db/`; the handlers parse the form, call a domain function, and render.
  */
@@ -18,7 +18,7 @@ import { keyPageRoutes, KEYS_PAGE } from "./key_pages.tsx";
 import { listingPageRoutes } from "./listing_pages.tsx";
 import { signInPageRoutes } from "./sign_in_pages.tsx";
 import { passwordPageRoutes } from "./password_pages.tsx";
-import { enquiryMailPageRoutes } from "./enquiry_mail_pages.tsx";
+import { inquiryMailPageRoutes } from "./inquiry_mail_pages.tsx";
 import { startPageRoutes } from "./start_page.tsx";
 import { workspacePageRoutes } from "./workspace_pages.tsx";
 
@@ -26,7 +26,7 @@ import { workspacePageRoutes } from "./workspace_pages.tsx";
 
 /**
  * The pages sub-app, mounted at "/". The resource sub-apps bring the page middleware themselves; the page-wide
- * copy after them serves the listing and enquiry pages (and unknown paths) and, being `*`, would still serve
+ * copy after them serves the listing and inquiry pages (and unknown paths) and, being `*`, would still serve
  * every page if moved before them.
  */
 export function pageRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
@@ -42,7 +42,7 @@ export function pageRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   app.use("*", ...pageMiddleware(ctx));
   app.route("/", listingPageRoutes(ctx));
   app.route("/", inquiryPageRoutes(ctx));
-  app.route("/", enquiryMailPageRoutes(ctx));
+  app.route("/", inquiryMailPageRoutes(ctx));
   app.route("/", startPageRoutes(ctx));
   return app;
 }

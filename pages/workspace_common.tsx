@@ -8,13 +8,13 @@ import { PAGE_MAX } from "../catalogue/listing.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import { LOGIN_PAGE } from "../auth/auth_settings.ts";
-import type { Principal } from "../auth/principal.ts";
+import type { Action, Actor } from "../deps.ts";
 import { personAccess } from "../db/accounts.ts";
 import { WORKSPACE_PAGE, workspaceOffice } from "../auth/account_home.ts";
 import { AppError, type ErrorFacts, type ErrorReason } from "../errors.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
-import { langOfRequest, type PageCtx } from "./common.ts";
+import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
 import { Layout } from "./layout.tsx";
@@ -29,13 +29,13 @@ const TEXTS = {
   workspace: ["Arbeitsbereich", "Workspace"],
   overview: ["Übersicht", "Overview"],
   stock: ["Objekte", "Listings"],
-  enquiries: ["Anfragen", "Enquiries"],
+  inquiries: ["Anfragen", "Inquiries"],
   viewings: ["Termine", "Viewings"],
   proposals: ["Vorschläge", "Proposals"],
   notFoundTitle: ["Nicht gefunden", "Not found"],
   notFound: ["Diese Seite gibt es nicht.", "This page does not exist."],
   tooMany: ["Zu viele Anfragen. Bitte warten Sie kurz.", "Too many requests. Please wait a moment."],
-  openEnquiries: ["Offene Anfragen", "Open enquiries"],
+  openInquiries: ["Offene Anfragen", "Open inquiries"],
   openProposals: ["Vorschläge zur Freigabe", "Proposals awaiting approval"],
   nextViewings: ["Besichtigungen der nächsten 7 Tage", "Viewings of the next 7 days"],
   stockByStatus: ["Objekte nach Status", "Listings by status"],
@@ -62,7 +62,7 @@ const TEXTS = {
   messages: ["Nachrichten", "Messages"],
   from: ["Von", "From"],
   phone: ["Telefon", "Phone"],
-  seeker: ["Anfragende Person", "Enquirer"],
+  seeker: ["Anfragende Person", "Inquirer"],
   provider: ["Ihr Büro", "Your office"],
   reply: ["Antworten", "Reply"],
   replyText: ["Ihre Antwort", "Your reply"],
@@ -88,6 +88,7 @@ const TEXTS = {
   description: ["Beschreibung (intern)", "Description (internal)"],
   city: ["Ort", "City"],
   postal_code: ["PLZ", "Postcode"],
+  "city or postal_code": ["Ort oder PLZ", "City or postcode"],
   property_type: ["Objektart", "Property type"],
   transaction_type: ["Vermarktungsart", "Transaction type"],
   asked_price: ["Preis (Kauf) oder Kaltmiete (€)", "Price (buy) or net rent (€)"],
@@ -122,7 +123,7 @@ const TEXTS = {
   kind_reply: ["Antwortentwurf", "Draft reply"],
   kind_rejection: ["Absage", "Rejection"],
   kind_property_change: ["Objektänderung aus Dokument", "Property change from a document"],
-  goesOut: ["geht an die anfragende Person", "goes to the enquirer"],
+  goesOut: ["geht an die anfragende Person", "goes to the inquirer"],
   field: ["Feld", "Field"],
   oldValue: ["bisher", "before"],
   newValue: ["neu", "new"],
@@ -258,18 +259,14 @@ export function notFound(ctx: PageCtx, c: C) {
   );
 }
 
-/**
- * The caller the domain functions taking a `Principal` get for a web action: the member, acting with the provider
- * right through the `web` origin, which records no app (every subscribed app receives the event).
- */
-export function webPrincipal(m: Member): Principal {
-  return {
-    userId: m.userId,
-    role: "provider",
-    officeId: m.officeId,
-    right: "lesen",
-    origin: { kind: "web" },
-  };
+/** The member as the actor of a workspace write: a provider for their office. */
+export function memberActor(m: Member): Actor {
+  return { kind: "provider", userId: m.userId, officeId: m.officeId };
+}
+
+/** Runs a workspace write as one action of the member for their office (`pageAct`: no app, so no origin). */
+export function memberAct<T>(ctx: PageCtx, m: Member, fn: (a: Action) => Promise<T>): Promise<T> {
+  return pageAct(ctx, memberActor(m), fn);
 }
 
 const STYLE = `
@@ -292,14 +289,14 @@ export interface WsPageProps {
   c: C;
   title: string;
   /** Which entry of the workspace navigation is current. */
-  at: "overview" | "stock" | "enquiries" | "viewings" | "proposals";
+  at: "overview" | "stock" | "inquiries" | "viewings" | "proposals";
   children?: Child;
 }
 
 const NAV: Array<[WsPageProps["at"], string]> = [
   ["overview", WORKSPACE],
   ["stock", `${WORKSPACE}/objekte`],
-  ["enquiries", `${WORKSPACE}/anfragen`],
+  ["inquiries", `${WORKSPACE}/anfragen`],
   ["viewings", `${WORKSPACE}/termine`],
   ["proposals", `${WORKSPACE}/vorschlaege`],
 ];
@@ -385,7 +382,7 @@ const CONFLICT_TEXTS: Partial<Record<ErrorReason, readonly [string, string]>> = 
     "Diese Referenz hat schon ein anderes Objekt Ihres Büros.",
     "Another listing of your office has this reference.",
   ],
-  inquiry_closed: ["Die Anfrage ist abgelehnt oder geschlossen.", "The enquiry is rejected or closed."],
+  inquiry_closed: ["Die Anfrage ist abgelehnt oder geschlossen.", "The inquiry is rejected or closed."],
   slot_begun: ["Der Termin hat schon begonnen.", "The slot has already begun."],
   slot_full: ["Der Termin ist ausgebucht.", "The slot is fully booked."],
   too_many: ["Die Höchstzahl ist erreicht.", "The limit is reached."],

@@ -7,7 +7,6 @@
 import type { Context, Hono } from "hono";
 import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import.ts";
 import { sha256Hex } from "../crypto.ts";
-import { nowOf } from "../deps.ts";
 import { mediaTypeIs } from "../routes/media_type.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx } from "./common.ts";
@@ -15,7 +14,16 @@ import { csrfOk, csrfToken } from "./csrf.ts";
 import { errorPage } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, TableHead } from "./layout.tsx";
-import { attempt, type FormProblem, memberOf, Problem, w, WORKSPACE, WsPage } from "./workspace_common.tsx";
+import {
+  attempt,
+  type FormProblem,
+  memberActor,
+  memberOf,
+  Problem,
+  w,
+  WORKSPACE,
+  WsPage,
+} from "./workspace_common.tsx";
 
 type C = Context<AppEnv>;
 
@@ -140,14 +148,7 @@ async function runImport(ctx: PageCtx, c: C) {
   const summary = await attempt(
     ctx,
     c,
-    () =>
-      importOpenImmo(ctx.deps.db, m.officeId, bytes, {
-        now: nowOf(ctx.deps),
-        publish,
-        dryRun,
-        reactions: ctx.deps.reactions,
-        origin: null,
-      }),
+    () => importOpenImmo(ctx.deps, { actor: memberActor(m), origin: null }, bytes, { publish, dryRun }),
     () => importPage(ctx, c, { problem: { fields: ["datei"] }, publish }),
   );
   if (summary instanceof Response) return summary;

@@ -1,6 +1,6 @@
 /**
- * The workspace's enquiry pages: the office's enquiries from every source (filter by listing and status, paging),
- * one thread with the enquirer's details, reply and reject, and the agent's open drafts for it. Thin adapters over
+ * The workspace's inquiry pages: the office's inquiries from every source (filter by listing and status, paging),
+ * one thread with the inquirer's details, reply and reject, and the agent's open drafts for it. Thin adapters over
  * `inquiries/inquiries.ts` and `agent/proposals.ts`, the functions of `reply_to_inquiry` and `reject_inquiry`.
  */
 import { csrfForm } from "./form_checks.tsx";
@@ -16,9 +16,8 @@ import {
   inquiryWritable,
   listOfficeInquiries,
   MESSAGE_MAX,
-  rejectInquiry,
-  replyToInquiry,
 } from "../inquiries/inquiries.ts";
+import { rejectInquiry, replyToInquiry } from "../inquiries/messages.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
@@ -28,6 +27,7 @@ import {
   attempt,
   bad,
   type FormProblem,
+  memberAct,
   memberOf,
   notFound,
   Opt,
@@ -44,8 +44,8 @@ type C = Context<AppEnv>;
 
 const BASE = `${WORKSPACE}/anfragen`;
 
-/** Adds the enquiry routes (`/anfragen`, `/anfragen/{id}`, its reply and rejection) to the workspace app. */
-export function enquiryRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
+/** Adds the inquiry routes (`/anfragen`, `/anfragen/{id}`, its reply and rejection) to the workspace app. */
+export function inquiryRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
   app.get("/anfragen", (c) => listPage(ctx, c));
   app.get("/anfragen/:id", (c) => threadPage(ctx, c));
   app.post("/anfragen/:id/antwort", (c) => reply(ctx, c));
@@ -77,7 +77,7 @@ async function listPage(ctx: PageCtx, c: C) {
     ...(objekt ? { objekt } : {}),
   };
   return c.html(
-    <WsPage ctx={ctx} c={c} title={w(l, "enquiries")} at="enquiries">
+    <WsPage ctx={ctx} c={c} title={w(l, "inquiries")} at="inquiries">
       <form method="get" action={BASE} class="filters">
         <div>
           <label for="status">{w(l, "status")}</label>
@@ -105,7 +105,7 @@ async function listPage(ctx: PageCtx, c: C) {
   );
 }
 
-/** The table of enquiries: listing, source, status, messages, last message. */
+/** The table of inquiries: listing, source, status, messages, last message. */
 export function InquiryRows(p: { l: Lang; items: InquirySummary[] }) {
   const { l } = p;
   return (
@@ -143,10 +143,10 @@ async function threadPage(ctx: PageCtx, c: C, problem?: FormProblem, kept?: Reco
   }, () => notFound(ctx, c));
   if (found instanceof Response) return found;
   const { thread, drafts } = found;
-  // The drafts are about this enquiry's listing, whose title the thread already has.
+  // The drafts are about this inquiry's listing, whose title the thread already has.
   const titles = new Map(thread.listing_title ? [[thread.listing_id, thread.listing_title]] : []);
   return c.html(
-    <WsPage ctx={ctx} c={c} title={thread.listing_title ?? w(langOfRequest(c), "enquiries")} at="enquiries">
+    <WsPage ctx={ctx} c={c} title={thread.listing_title ?? w(langOfRequest(c), "inquiries")} at="inquiries">
       <Thread ctx={ctx} c={c} thread={thread} problem={problem} kept={kept}>
         {drafts.total > 0 && (
           <section aria-labelledby="h-drafts">
@@ -250,7 +250,7 @@ async function reply(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => replyToInquiry(ctx.deps, { officeId: m.officeId, userId: m.userId }, id, f.message ?? "", null),
+    () => memberAct(ctx, m, (a) => replyToInquiry(a, id, f.message ?? "")),
     (problem) => threadPage(ctx, c, problem, f),
   );
   if (done instanceof Response) return done;
@@ -266,7 +266,7 @@ async function reject(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => rejectInquiry(ctx.deps, { officeId: m.officeId, userId: m.userId }, id, text, null),
+    () => memberAct(ctx, m, (a) => rejectInquiry(a, id, text)),
     (problem) => threadPage(ctx, c, problem, f),
   );
   if (done instanceof Response) return done;

@@ -20,7 +20,6 @@ import {
   updateStock,
   withdrawStock,
 } from "../catalogue/stock.ts";
-import { nowOf } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { listingFiles, uploadFile } from "../documents/files.ts";
@@ -33,6 +32,7 @@ import {
   attempt,
   bad,
   type FormProblem,
+  memberAct,
   memberOf,
   notFound,
   Opt,
@@ -232,7 +232,7 @@ function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
         )}
       </p>
       <p>
-        <a href={`${WORKSPACE}/anfragen?objekt=${x.id}`}>{w(l, "enquiries")}</a>
+        <a href={`${WORKSPACE}/anfragen?objekt=${x.id}`}>{w(l, "inquiries")}</a>
         {" · "}
         <a href={`${WORKSPACE}/termine?objekt=${x.id}`}>{w(l, "viewings")}</a>
       </p>
@@ -360,7 +360,7 @@ async function create(ctx: PageCtx, c: C) {
   const made = await attempt(
     ctx,
     c,
-    () => createStock(ctx.deps.db, m.officeId, fields as StockFields, nowOf(ctx.deps)),
+    () => memberAct(ctx, m, (a) => createStock(a, fields as StockFields)),
     (problem) => editPage(ctx, c, undefined, problem, f),
   );
   if (made instanceof Response) return made;
@@ -380,7 +380,7 @@ async function save(ctx: PageCtx, c: C) {
   const saved = await attempt(
     ctx,
     c,
-    () => updateStock(ctx.deps.db, m.officeId, id, fields as StockFields, nowOf(ctx.deps)),
+    () => memberAct(ctx, m, (a) => updateStock(a, id, fields as StockFields)),
     (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
   );
   if (saved instanceof Response) return saved;
@@ -392,12 +392,10 @@ async function changeStatus(ctx: PageCtx, c: C) {
   if (f instanceof Response) return f;
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
-  const now = nowOf(ctx.deps);
-  const act = { officeId: m.officeId, id, now, origin: null };
   const done = await attempt(ctx, c, async () => {
-    if (f.aktion === "publish") return await publishStock(ctx.deps.db, m.officeId, id, now);
-    if (f.aktion === "reserve") return (await reserveStock(ctx.deps, act)).listing;
-    if (f.aktion === "withdraw") return (await withdrawStock(ctx.deps, act)).listing;
+    if (f.aktion === "publish") return await memberAct(ctx, m, (a) => publishStock(a, id));
+    if (f.aktion === "reserve") return (await memberAct(ctx, m, (a) => reserveStock(a, id))).listing;
+    if (f.aktion === "withdraw") return (await memberAct(ctx, m, (a) => withdrawStock(a, id))).listing;
     await getStock(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
     throw new AppError("invalid_request", { field: "aktion" });
   }, async (problem) => {
@@ -422,14 +420,10 @@ async function upload(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    async () =>
-      uploadFile(ctx.deps, m.officeId, {
-        objektId: id,
-        name: file.name,
-        sorte,
-        inhalt: base64(new Uint8Array(await file.arrayBuffer())),
-        origin: null,
-      }),
+    async () => {
+      const inhalt = base64(new Uint8Array(await file.arrayBuffer()));
+      return await memberAct(ctx, m, (a) => uploadFile(a, { objektId: id, name: file.name, sorte, inhalt }));
+    },
     (problem) =>
       againWith(
         ctx,

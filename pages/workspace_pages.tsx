@@ -1,5 +1,5 @@
 /**
- * The agent's workspace under `/anbieter` (issue 22): overview, listings, enquiries, viewings and proposals of the
+ * The agent's workspace under `/anbieter` (issue 22): overview, listings, inquiries, viewings and proposals of the
  * signed-in member's office. Every request passes the membership check (`memberGate`); every action calls the same
  * domain function as its MCP tool with no app origin, so every subscribed app receives its events.
  */
@@ -13,8 +13,8 @@ import type { AppEnv } from "../routes/env.ts";
 import { listOfficeViewings } from "../viewings/viewings.ts";
 import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
 import type { Lang } from "./i18n.ts";
-import { memberGate, memberOf, notFound, w, webPrincipal, WORKSPACE, WsPage } from "./workspace_common.tsx";
-import { enquiryRoutes, InquiryRows } from "./workspace_enquiries.tsx";
+import { memberGate, memberOf, notFound, w, WORKSPACE, WsPage } from "./workspace_common.tsx";
+import { inquiryRoutes, InquiryRows } from "./workspace_inquiries.tsx";
 import { listingRoutes } from "./workspace_listings.tsx";
 import { ProposalCards, proposalRoutes } from "./workspace_proposals.tsx";
 import { SlotRows, viewingRoutes } from "./workspace_viewings.tsx";
@@ -31,7 +31,7 @@ export function workspacePageRoutes(ctx: PageCtx): Hono<AppEnv> {
   app.use("*", memberGate(ctx));
   app.get("/", (c) => overview(ctx, c));
   listingRoutes(app, ctx);
-  enquiryRoutes(app, ctx);
+  inquiryRoutes(app, ctx);
   viewingRoutes(app, ctx);
   proposalRoutes(app, ctx);
   app.all("*", (c) => notFound(ctx, c));
@@ -42,10 +42,10 @@ async function overview(ctx: PageCtx, c: C) {
   const m = memberOf(c);
   const l = langOfRequest(c);
   const now = nowOf(ctx.deps);
-  const [enquiries, proposals, slots, counts] = await Promise.all([
+  const [inquiries, proposals, slots, counts] = await Promise.all([
     listOfficeInquiries(ctx.deps, m.officeId, { status: "open", page: 1, page_size: SHORT_LIST }),
     listProposals(ctx.deps, m.officeId, { status: "offen", page: 1, page_size: SHORT_LIST }),
-    listOfficeViewings(ctx.deps, webPrincipal(m), {
+    listOfficeViewings(ctx.deps, m.officeId, {
       from: now.toISOString(),
       to: new Date(now.getTime() + WEEK_MS).toISOString(),
       page: 1,
@@ -70,12 +70,12 @@ async function overview(ctx: PageCtx, c: C) {
       </div>
       <Section
         l={l}
-        id="enquiries"
-        title="openEnquiries"
-        total={enquiries.total}
+        id="inquiries"
+        title="openInquiries"
+        total={inquiries.total}
         more={`${WORKSPACE}/anfragen?status=open`}
       >
-        <InquiryRows l={l} items={enquiries.items} />
+        <InquiryRows l={l} items={inquiries.items} />
       </Section>
       <Section
         l={l}
@@ -97,7 +97,7 @@ function Section(
   p: {
     l: Lang;
     id: string;
-    title: "openEnquiries" | "openProposals" | "nextViewings";
+    title: "openInquiries" | "openProposals" | "nextViewings";
     total: number;
     more: string;
     children?: unknown;

@@ -28,7 +28,7 @@ import { CsrfField, TableHead } from "./layout.tsx";
 import {
   attempt,
   type FormProblem,
-  type Member,
+  memberAct,
   memberOf,
   pageParam,
   Pager,
@@ -105,7 +105,7 @@ export function ProposalCards(
             {v.anfrage_id && (
               <>
                 {" · "}
-                <a href={`${WORKSPACE}/anfragen/${v.anfrage_id}`}>{w(l, "enquiries")}</a>
+                <a href={`${WORKSPACE}/anfragen/${v.anfrage_id}`}>{w(l, "inquiries")}</a>
               </>
             )}
             {" · "}
@@ -197,7 +197,7 @@ async function approve(ctx: PageCtx, c: C) {
   const id = c.req.param("id") ?? "";
   const done = await attempt(ctx, c, async () => {
     const v = await getProposal(ctx.deps, m.officeId, id);
-    return await approveProposal(ctx.deps, actor(m), id, null, editOf(v, f));
+    return await memberAct(ctx, m, (a) => approveProposal(a, id, editOf(v, f)));
   }, (problem) => listPage(ctx, c, problem));
   if (done instanceof Response) return done;
   return c.redirect(withOk(backOf(f.zurueck), "sent"), 303);
@@ -210,7 +210,7 @@ async function discard(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => discardProposal(ctx.deps, actor(m), c.req.param("id") ?? ""),
+    () => memberAct(ctx, m, (a) => discardProposal(a, c.req.param("id") ?? "")),
     (problem) => listPage(ctx, c, problem),
   );
   if (done instanceof Response) return done;
@@ -227,15 +227,11 @@ async function saveTemplate(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => setTemplate(ctx.deps, m.officeId, art, text),
+    () => memberAct(ctx, m, (a) => setTemplate(a, art, text)),
     () => listPage(ctx, c, { fields: [`template-${art}`] }),
   );
   if (done instanceof Response) return done;
   return c.redirect(`${BASE}?ok=saved#templates`, 303);
-}
-
-function actor(m: Member) {
-  return { officeId: m.officeId, userId: m.userId };
 }
 
 function withOk(url: string, ok: string): string {

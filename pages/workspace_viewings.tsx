@@ -29,13 +29,13 @@ import {
   berlinIso,
   berlinParts,
   type FormProblem,
+  memberAct,
   memberOf,
   notFound,
   pageParam,
   Pager,
   Problem,
   w,
-  webPrincipal,
   wordOf,
   WORKSPACE,
   type WsKey,
@@ -62,7 +62,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<
   const objekt = c.req.query("objekt") || kept.objekt || undefined;
   const page = pageParam(c);
   const r = await attempt(ctx, c, () =>
-    listOfficeViewings(ctx.deps, webPrincipal(m), {
+    listOfficeViewings(ctx.deps, m.officeId, {
       listing_id: objekt,
       from: new Date(nowOf(ctx.deps).getTime() - 24 * 3_600_000).toISOString(),
       page,
@@ -253,7 +253,7 @@ async function create(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => createViewingSlots(ctx.deps, webPrincipal(m), f.objekt ?? "", slots),
+    () => memberAct(ctx, m, (a) => createViewingSlots(a, f.objekt ?? "", slots)),
     (problem) => listPage(ctx, c, { ...problem, fields: problem.fields.map((x) => DOMAIN_FIELD[x] ?? x) }, f),
   );
   if (done instanceof Response) return done;
@@ -271,7 +271,7 @@ async function move(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => moveViewingSlot(ctx.deps, webPrincipal(m), c.req.param("id") ?? "", { start: start!, end: end! }),
+    () => memberAct(ctx, m, (a) => moveViewingSlot(a, c.req.param("id") ?? "", { start: start!, end: end! })),
     (problem) => listPage(ctx, c, problem),
   );
   if (done instanceof Response) return done;
@@ -285,7 +285,7 @@ async function cancel(ctx: PageCtx, c: C) {
   const done = await attempt(
     ctx,
     c,
-    () => cancelViewingSlot(ctx.deps, webPrincipal(m), c.req.param("id") ?? ""),
+    () => memberAct(ctx, m, (a) => cancelViewingSlot(a, c.req.param("id") ?? "")),
     (problem) => listPage(ctx, c, problem),
   );
   if (done instanceof Response) return done;

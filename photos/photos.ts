@@ -31,7 +31,7 @@ import {
 import { isOfficeListing } from "../db/files.ts";
 import { AppError, type ErrorCode } from "../errors.ts";
 import { idOrNotFound, isUuid } from "../ids.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { actingOffice, type Action, type AppDeps } from "../deps.ts";
 import {
   type DerivedPhoto,
   derivePhoto,
@@ -171,8 +171,20 @@ export interface ReadyPhoto {
   altText: string | null;
 }
 
-/** Checks and derives every upload in order; the first refusal throws {@linkcode PhotoRefused}. Writes nothing. */
-async function preparePhotos(uploads: PhotoUpload[]): Promise<ReadyPhoto[]> {
+/**
+ * Checks and derives every upload in order, before the action that stores them (deriving takes time no
+ * transaction should wait for): `invalid_request` for no image or more than {@linkcode PHOTOS_PER_UPLOAD_MAX} or a
+ * bad alt text; the first refused image throws {@linkcode PhotoRefused}. Writes nothing.
+ */
+export async function preparePhotos(uploads: PhotoUpload[]): Promise<ReadyPhoto[]> {
+  if (uploads.length === 0) throw new AppError("invalid_request", { field: "fotos", reason: "empty" });
+  if (uploads.length > PHOTOS_PER_UPLOAD_MAX) {
+    throw new AppError("invalid_request", {
+      field: "fotos",
+      reason: "too_many",
+      limit: PHOTOS_PER_UPLOAD_MAX,
+    });
+  }
   const ready: ReadyPhoto[] = [];
   for (const [i, u] of uploads.entries()) {
     const altText = altTextOf(u.altText);
@@ -192,32 +204,16 @@ export interface AddedPhotos {
 }
 
 /**
- * Adds `uploads` to the office's listing `listingId` (all or nothing, see the module rules). Throws `not_found`,
- * `invalid_request` (no image, too many at once, an alt text), `conflict` (the listing would have more than
- * {@linkcode PHOTOS_PER_LISTING_MAX}) or {@linkcode PhotoRefused}.
+ * Adds the prepared photos ({@linkcode preparePhotos}) to the acting office's listing `listingId` (all or nothing,
+ * see the module rules). Throws `not_found` or `conflict` (the listing would have more than
+ * {@linkcode PHOTOS_PER_LISTING_MAX}).
  */
-export async function addPhotos(
-  deps: Pick<AppDeps, "db" | "clock">,
-  officeId: string,
-  listingId: string,
-  uploads: PhotoUpload[],
-): Promise<AddedPhotos> {
+export async function addPhotos(a: Action, listingId: string, ready: ReadyPhoto[]): Promise<AddedPhotos> {
+  const officeId = actingOffice(a);
   const id = idOrNotFound(listingId);
-  if (uploads.length === 0) throw new AppError("invalid_request", { field: "fotos", reason: "empty" });
-  if (uploads.length > PHOTOS_PER_UPLOAD_MAX) {
-    throw new AppError("invalid_request", {
-      field: "fotos",
-      reason: "too_many",
-      limit: PHOTOS_PER_UPLOAD_MAX,
-    });
-  }
-  const ready = await preparePhotos(uploads);
-  const now = nowOf(deps);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
-    if (!(await lockPhotoListing(tx, officeId, id))) throw new AppError("not_found");
-    const { added, duplicates } = await storePhotosIn(tx, officeId, id, ready, now);
-    return { photos: (await listPhotoRows(tx, id)).map(photoView), added, duplicates };
-  });
+  if (!(await lockPhotoListing(a.tx, officeId, id))) throw new AppError("not_found");
+  const { added, duplicates } = await storePhotosIn(a.tx, officeId, id, ready, a.now);
+  return { photos: (await listPhotoRows(a.tx, id)).map(photoView), added, duplicates };
 }
 
 /**
@@ -267,17 +263,12 @@ async function storePhotosIn(
 }
 
 /**
- * Makes listing `listingId`'s photos exactly `ready`, in that order, with their alt texts (the OpenImmo import:
- * the file describes the whole object). Photos made from the same upload are kept (their addresses stay), the
- * others deleted. Runs in the caller's transaction, which holds the listing. Answers whether anything changed.
+ * Makes the acting office's listing `listingId`'s photos exactly `ready`, in that order, with their alt texts (the
+ * OpenImmo import: the file describes the whole object). Photos made from the same upload are kept (their
+ * addresses stay), the others deleted. The action already holds the listing. Answers whether anything changed.
  */
-export async function replacePhotosIn(
-  tx: Kysely<Database>,
-  officeId: string,
-  listingId: string,
-  ready: ReadyPhoto[],
-  now: Date,
-): Promise<boolean> {
+export async function replacePhotos(a: Action, listingId: string, ready: ReadyPhoto[]): Promise<boolean> {
+  const tx = a.tx;
   const state = async () =>
     JSON.stringify((await listPhotoRows(tx, listingId)).map((p) => [p.id, p.alt_text]));
   const before = await state();
@@ -288,7 +279,7 @@ export async function replacePhotosIn(
   // The kept photos take positions 0 … k-1, so the new ones are appended after them without a collision.
   await setPhotoPositions(tx, listingId, [...new Set(kept.map((r) => have.get(r.derived.source.sha256)!))]);
   for (const r of kept) await setPhotoAltText(tx, have.get(r.derived.source.sha256)!, r.altText);
-  const { ids } = await storePhotosIn(tx, officeId, listingId, ready, now);
+  const { ids } = await storePhotosIn(tx, actingOffice(a), listingId, ready, a.now);
   await setPhotoPositions(tx, listingId, [...new Set(ids)]);
   return (await state()) !== before;
 }
@@ -330,12 +321,7 @@ export interface PhotoChange {
  * Changes the office's photo `photoId` and answers the listing's photos in order. A position beyond the last
  * moves it to the end. Throws `not_found` or `invalid_request`.
  */
-export async function updatePhoto(
-  deps: Pick<AppDeps, "db">,
-  officeId: string,
-  photoId: string,
-  change: PhotoChange,
-): Promise<PhotoView[]> {
+export async function updatePhoto(a: Action, photoId: string, change: PhotoChange): Promise<PhotoView[]> {
   const altText = change.altText === undefined ? undefined : altTextOf(change.altText);
   if (change.position !== undefined && (!Number.isInteger(change.position) || change.position < 0)) {
     throw new AppError("invalid_request", {
@@ -344,7 +330,7 @@ export async function updatePhoto(
       hint: "a whole number from 0",
     });
   }
-  return await inPhotoListing(deps, officeId, photoId, async (tx, listingId, photos) => {
+  return await inPhotoListing(a, photoId, async (tx, listingId, photos) => {
     if (altText !== undefined) await setPhotoAltText(tx, photoId, altText);
     if (change.position !== undefined) {
       const order = photos.map((p) => p.id).filter((id) => id !== photoId);
@@ -355,12 +341,8 @@ export async function updatePhoto(
 }
 
 /** Deletes the office's photo `photoId` (the next one becomes the title image when it was); answers the rest. */
-export async function deletePhoto(
-  deps: Pick<AppDeps, "db">,
-  officeId: string,
-  photoId: string,
-): Promise<PhotoView[]> {
-  return await inPhotoListing(deps, officeId, photoId, async (tx, listingId, photos) => {
+export async function deletePhoto(a: Action, photoId: string): Promise<PhotoView[]> {
+  return await inPhotoListing(a, photoId, async (tx, listingId, photos) => {
     await deletePhotoRows(tx, [photoId]);
     await setPhotoPositions(tx, listingId, photos.map((p) => p.id).filter((id) => id !== photoId));
   });
@@ -370,39 +352,30 @@ export async function deletePhoto(
  * Sets the order of the office's listing's photos: `photoIds` must name each of its photos once (else
  * `invalid_request`); the first becomes the title image. Answers the photos in the new order.
  */
-export async function reorderPhotos(
-  deps: Pick<AppDeps, "db">,
-  officeId: string,
-  listingId: string,
-  photoIds: string[],
-): Promise<PhotoView[]> {
+export async function reorderPhotos(a: Action, listingId: string, photoIds: string[]): Promise<PhotoView[]> {
   const id = idOrNotFound(listingId);
   const wanted = photoIds.map((p) => p.toLowerCase());
-  return await deps.db.kysely.transaction().execute(async (tx) => {
-    if (!(await lockPhotoListing(tx, officeId, id))) throw new AppError("not_found");
-    const have = (await listPhotoRows(tx, id)).map((p) => p.id);
-    const same = wanted.length === have.length && new Set(wanted).size === wanted.length &&
-      wanted.every((w) => have.includes(w));
-    if (!same) throw new AppError("invalid_request", { field: "foto_ids", reason: "not_every_photo_once" });
-    await setPhotoPositions(tx, id, wanted);
-    return (await listPhotoRows(tx, id)).map(photoView);
-  });
+  if (!(await lockPhotoListing(a.tx, actingOffice(a), id))) throw new AppError("not_found");
+  const have = (await listPhotoRows(a.tx, id)).map((p) => p.id);
+  const same = wanted.length === have.length && new Set(wanted).size === wanted.length &&
+    wanted.every((w) => have.includes(w));
+  if (!same) throw new AppError("invalid_request", { field: "foto_ids", reason: "not_every_photo_once" });
+  await setPhotoPositions(a.tx, id, wanted);
+  return (await listPhotoRows(a.tx, id)).map(photoView);
 }
 
 /** Runs `change` on photo `photoId`'s listing under its lock, then answers the listing's photos. */
 async function inPhotoListing(
-  deps: Pick<AppDeps, "db">,
-  officeId: string,
+  a: Action,
   photoId: string,
   change: (tx: Kysely<Database>, listingId: string, photos: PhotoRow[]) => Promise<void>,
 ): Promise<PhotoView[]> {
   const pid = idOrNotFound(photoId);
-  return await deps.db.kysely.transaction().execute(async (tx) => {
-    const listingId = await photoListingOf(tx, officeId, pid);
-    if (!listingId || !(await lockPhotoListing(tx, officeId, listingId))) throw new AppError("not_found");
-    const photos = await listPhotoRows(tx, listingId);
-    if (!photos.some((p) => p.id === pid)) throw new AppError("not_found");
-    await change(tx, listingId, photos);
-    return (await listPhotoRows(tx, listingId)).map(photoView);
-  });
+  const officeId = actingOffice(a);
+  const listingId = await photoListingOf(a.tx, officeId, pid);
+  if (!listingId || !(await lockPhotoListing(a.tx, officeId, listingId))) throw new AppError("not_found");
+  const photos = await listPhotoRows(a.tx, listingId);
+  if (!photos.some((p) => p.id === pid)) throw new AppError("not_found");
+  await change(a.tx, listingId, photos);
+  return (await listPhotoRows(a.tx, listingId)).map(photoView);
 }

@@ -1,8 +1,8 @@
 /**
  * The inbound intake endpoints (plain routes, not in the public OpenAPI description; documented in docs/contract.md §7):
  * - `POST /api/inbound/email`: one raw RFC 5322 message (`message/rfc822` or `text/plain`) → 201 `{anfrage_id}`,
- *   a repeat 200 `{status: "duplicate", anfrage_id}` (see intake/email.ts). A mail to an enquiry's reply address
- *   (`anfrage-…@`) is the enquirer's answer: a new message in that enquiry, answered the same way.
+ *   a repeat 200 `{status: "duplicate", anfrage_id}` (see intake/email.ts). A mail to an inquiry's reply address
+ *   (`anfrage-…@`) is the inquirer's answer: a new message in that inquiry, answered the same way.
  * - `POST /api/inbound/openimmo-feedback`: OpenImmo-Feedback XML (`application/xml` or `text/xml`) → 200
  *   `{created, duplicate, refused}` (see intake/openimmo_feedback.ts).
  * Both need the header `x-intake-secret` equal to INTAKE_SECRET (compared in constant time): missing or wrong →

@@ -26,8 +26,8 @@ import {
 } from "../db/saved_searches.ts";
 import { AppError } from "../errors.ts";
 import { hasControlCharacter } from "../text.ts";
-import { recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { recordEvent } from "../events/outbox.ts";
+import { act, type ActDeps, actingSeeker, type Action, type AppDeps, nowOf, SERVICE } from "../deps.ts";
 
 /** At most this many saved searches per seeker; one more answers `conflict`. */
 export const SAVED_SEARCH_MAX = 20;
@@ -98,15 +98,12 @@ function checkedFilters(raw: unknown): SearchFilters {
 }
 
 /**
- * Saves a search for `seekerId`. Its last run is now (the domain clock), so only listings published afterwards
+ * Saves a search for the acting seeker. Its last run is now (the domain clock), so only listings published afterwards
  * become matches. Throws `invalid_request` for no filter or min_price > max_price, `conflict` when the seeker already
  * has {@linkcode SAVED_SEARCH_MAX} saved searches.
  */
-export async function createSavedSearch(
-  deps: Pick<AppDeps, "db" | "clock">,
-  seekerId: string,
-  input: NewSavedSearchInput,
-): Promise<SavedSearch> {
+export async function createSavedSearch(a: Action, input: NewSavedSearchInput): Promise<SavedSearch> {
+  const seekerId = actingSeeker(a);
   const filters = checkedFilters(input.filters);
   const name = input.name === undefined ? null : savedSearchNameSchema.safeParse(input.name);
   if (name && !name.success) {
@@ -116,11 +113,11 @@ export async function createSavedSearch(
       hint: name.error.issues[0]?.message,
     });
   }
-  const row = await insertSavedSearchBelow(deps.db, {
+  const row = await insertSavedSearchBelow(a.tx, {
     seekerId,
     name: name?.data || null,
     filters,
-    at: nowOf(deps),
+    at: a.now,
   }, SAVED_SEARCH_MAX);
   if (!row) throw new AppError("conflict", { reason: "too_many", limit: SAVED_SEARCH_MAX });
   return toSavedSearch(row);
@@ -172,13 +169,12 @@ export async function getSavedSearchMatches(
   return { saved_search: search, items, total, page: paging.page, page_size: paging.page_size };
 }
 
-/** Deletes the seeker's saved search `id` and its matches; a malformed, unknown or foreign id throws `not_found`. */
-export async function deleteSavedSearch(
-  deps: Pick<AppDeps, "db">,
-  seekerId: string,
-  id: string,
-): Promise<void> {
-  const deleted = isUuid(id) ? await deleteSavedSearchOf(deps.db, seekerId, id.toLowerCase()) : false;
+/**
+ * Deletes the acting seeker's saved search `id` and its matches; a malformed, unknown or foreign id throws
+ * `not_found`.
+ */
+export async function deleteSavedSearch(a: Action, id: string): Promise<void> {
+  const deleted = isUuid(id) ? await deleteSavedSearchOf(a.tx, actingSeeker(a), id.toLowerCase()) : false;
   if (!deleted) throw new AppError("not_found");
 }
 
@@ -193,8 +189,9 @@ export function matchesSatz(count: number, name: string | null): string {
  * already run up to `now`), stores the new matches, moves its last run to `now` and, when it found any, writes one
  * `matches.new` event. Answers the number of new matches, or null when skipped.
  */
-async function runOne(deps: Pick<AppDeps, "db">, id: string, now: Date): Promise<number | null> {
-  return await withEvents(deps, async (tx) => {
+async function runOne(deps: ActDeps, id: string, now: Date): Promise<number | null> {
+  return await act(deps, SERVICE, async (a) => {
+    const tx = a.tx;
     const search = await lockDueSavedSearch(tx, id, now);
     if (!search) return null;
     const filters = definedFilters(searchFiltersSchema.parse(search.filters));
@@ -204,12 +201,10 @@ async function runOne(deps: Pick<AppDeps, "db">, id: string, now: Date): Promise
     const count = await insertNewMatches(tx, search.id, { ...filters, page: 1, page_size: 1 }, after, now);
     await setLastRun(tx, search.id, now);
     if (count > 0) {
-      await recordEvent(tx, {
+      await recordEvent(a, {
         name: "matches.new",
         data: { saved_search_id: search.id, count, satz: matchesSatz(count, search.name) },
         owner: { seeker: search.seeker_id },
-        origin: null,
-        at: now,
       });
     }
     return count;
@@ -224,9 +219,7 @@ async function runOne(deps: Pick<AppDeps, "db">, id: string, now: Date): Promise
  * Safe to run in several processes at once: each search is run by exactly one of them. A search that fails is
  * logged and left for the next run. Answers how many searches ran and how many events were written.
  */
-export async function runSavedSearches(
-  deps: Pick<AppDeps, "db" | "clock" | "log">,
-): Promise<{ searches: number; events: number }> {
+export async function runSavedSearches(deps: ActDeps): Promise<{ searches: number; events: number }> {
   const now = nowOf(deps);
   let searches = 0;
   let events = 0;

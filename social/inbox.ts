@@ -21,9 +21,9 @@ import {
 } from "../db/social.ts";
 import { AppError } from "../errors.ts";
 import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
-import { recordEvent, withEvents } from "../events/outbox.ts";
+import { recordEvent } from "../events/outbox.ts";
 import { idOrNotFound } from "../ids.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { act, type Action, type AppDeps, SERVICE } from "../deps.ts";
 import { type InboundItem, readPayload } from "./payload.ts";
 import { signatureProblem, verifyTokenMatches } from "./signature.ts";
 
@@ -108,9 +108,8 @@ async function storeItems(
   deps: AppDeps,
   items: InboundItem[],
 ): Promise<{ stored: number; duplicates: number; unconnected: number }> {
-  const at = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
-    const offices = await officesOf(tx, items);
+  return await act(deps, SERVICE, async (a) => {
+    const offices = await officesOf(a.tx, items);
     const r = { stored: 0, duplicates: 0, unconnected: 0 };
     for (const item of items) {
       const officeId = offices.get(`${item.netz}:${item.pageId}`);
@@ -122,7 +121,7 @@ async function storeItems(
         });
         continue;
       }
-      if (await storeItem(tx, officeId, item, at)) r.stored++;
+      if (await storeItem(a, officeId, item)) r.stored++;
       else r.duplicates++;
     }
     return r;
@@ -140,16 +139,11 @@ async function officesOf(tx: Kysely<Database>, items: InboundItem[]): Promise<Ma
 }
 
 /** Stores one item and records its event; false when the entry exists already (a replay). */
-async function storeItem(
-  tx: Kysely<Database>,
-  officeId: string,
-  item: InboundItem,
-  at: Date,
-): Promise<boolean> {
-  const listingId = await namedListing(tx, officeId, [item.text]);
-  const id = await insertSocialEntry(tx, { ...item, officeId, listingId, at });
+async function storeItem(a: Action, officeId: string, item: InboundItem): Promise<boolean> {
+  const listingId = await namedListing(a.tx, officeId, [item.text]);
+  const id = await insertSocialEntry(a.tx, { ...item, officeId, listingId, at: a.now });
   if (!id) return false;
-  await recordEvent(tx, {
+  await recordEvent(a, {
     name: "social.received",
     data: {
       eingang_id: id,
@@ -159,8 +153,6 @@ async function storeItem(
       satz: satzOf(item, listingId),
     },
     owner: { office: officeId },
-    origin: null,
-    at,
   });
   return true;
 }

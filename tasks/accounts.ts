@@ -30,7 +30,7 @@ import {
   usageFailure,
   usageText,
 } from "./args.ts";
-import { withTaskDb } from "./open.ts";
+import { taskActDeps, withTaskDb } from "./open.ts";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -107,7 +107,7 @@ const COMMANDS: Record<string, Command> = {
     required: ["email"],
     async run(db, v) {
       if (typeof v.email !== "string") throw new UsageError("--email is required");
-      const ended = await removeProvider({ db, log: QUIET }, v.email);
+      const ended = await removeProvider(taskActDeps(db), v.email);
       console.log(ended ? `membership ended: ${v.email}` : `no active provider membership for ${v.email}`);
     },
   },
@@ -147,10 +147,10 @@ async function addProviderCommand(db: Db, v: Values): Promise<void> {
   if (!office) {
     throw new AppError("not_found", { field: "office", reason: "unknown_office", names: [v.office] });
   }
-  const config = configFromEnv();
-  config.authSecret = await resolveAuthSecret(config);
-  if (!config.authSecret) throw new UsageError("AUTH_SECRET must be set");
-  const auth = createAuth({ config, db, log: QUIET });
+  const read = configFromEnv();
+  const authSecret = await resolveAuthSecret(read);
+  if (!authSecret) throw new UsageError("AUTH_SECRET must be set");
+  const auth = createAuth({ config: { ...read, authSecret }, db, log: QUIET });
   // better-auth prepares its plugins (a database read) in the background: wait for it before the database closes.
   await auth.$context;
   const password = v["password-stdin"] ? (await readStdin()).trim() : randomPassword();

@@ -2,6 +2,9 @@
 import { configFromEnv } from "../config.ts";
 import { type Db, EmbeddedBusyError, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
+import type { ActDeps } from "../deps.ts";
+import { createLogger } from "../log.ts";
+import { agentReactions } from "../agent/hooks.ts";
 
 /** What an operator task needs from its surroundings; tests pass their own database and output. */
 export interface TaskDeps {
@@ -47,4 +50,12 @@ export async function withTaskDb<T>(task: string, fn: (db: Db) => Promise<T>): P
   } finally {
     await db.close();
   }
+}
+
+/**
+ * What an operator task's domain writes need (`act`) over `db`: the system clock, warnings and errors on stderr
+ * (a task's report goes to stdout), and the service's agent reacting as it does in the service.
+ */
+export function taskActDeps(db: Db): ActDeps {
+  return { db, log: createLogger("warn"), reactions: agentReactions };
 }

@@ -10,12 +10,12 @@
 import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
-import { agentReactions } from "../agent/hooks.ts";
 import { migrate } from "../db/migrate.ts";
 import { findOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
 import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import.ts";
-import { openConfiguredDb, type TaskDeps } from "./open.ts";
+import { openConfiguredDb, taskActDeps, type TaskDeps } from "./open.ts";
+import type { Who } from "../deps.ts";
 import { progressBar } from "./progress.ts";
 
 const USAGE = usageText({
@@ -73,7 +73,8 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
     return 0;
   } catch (e) {
     const broken = e instanceof AppError && e.code === "invalid_request";
-    return fail(err, `${broken ? "broken file" : "import failed"}, nothing changed: ${message(e)}`, 1);
+    const why = e instanceof AppError && e.facts.reason === "broken_file" ? e.facts.hint : undefined;
+    return fail(err, `${broken ? "broken file" : "import failed"}, nothing changed: ${why ?? message(e)}`, 1);
   } finally {
     await db.close();
   }
@@ -104,10 +105,8 @@ function parseCli(argv: string[]): Args {
 
 async function run(db: Db, officeId: string, bytes: Uint8Array, a: Args, progress: boolean) {
   let bar: ReturnType<typeof progressBar> | undefined;
-  const summary = await importOpenImmo(db, officeId, bytes, {
-    now: new Date(),
-    reactions: agentReactions,
-    origin: null,
+  const who: Who = { actor: { kind: "service", officeId }, origin: null };
+  const summary = await importOpenImmo(taskActDeps(db), who, bytes, {
     publish: a.publish,
     dryRun: a.dryRun,
     strict: a.strict,

@@ -1,6 +1,6 @@
 /**
  * The service's agent (issue 7 item 1) through real MCP clients connected over OAuth, with running event delivery
- * and a real HTTPS receiver that verifies with standardwebhooks AND svix: a draft reply for each new enquiry (any
+ * and a real HTTPS receiver that verifies with standardwebhooks AND svix: a draft reply for each new inquiry (any
  * quelle) from the listing's facts, its FREE viewing slots and the office's template; rejections when a listing is
  * withdrawn or reserved; a property change from a processed document (a `files` row written by SQL, the hook
  * called in a transaction). Approving does exactly what is proposed, once (a second and concurrent approvals are
@@ -18,7 +18,6 @@ import { insertListings } from "../db/listings.ts";
 import { createOffice } from "../db/offices.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
 import { EVENT_DATA } from "../events/catalogue.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 import {
   connectApp,
   type ConnectedApp,
@@ -28,6 +27,8 @@ import {
   until,
 } from "./events_support.ts";
 import { PASSWORD } from "./oauth_support.ts";
+import { officeWho, sendInquiryAs } from "./helpers.ts";
+import { act } from "../deps.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -76,28 +77,28 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       assert.equal(res.isError, true, `${name} should fail: ${JSON.stringify(res.structuredContent)}`);
       return JSON.parse(res.content[0].text).error;
     };
-    /** The proposals of one enquiry (via the provider's tool). */
+    /** The proposals of one inquiry (via the provider's tool). */
     const proposalsOf = async (inquiryId: string): Promise<Json[]> => {
       const all = await ok(provider, "list_proposals", { page_size: 60 });
       return all.items.filter((p: Json) => p.anfrage_id === inquiryId);
     };
-    /** reply.received rows of an enquiry. */
+    /** reply.received rows of an inquiry. */
     const repliesRecorded = async (inquiryId: string) =>
       (await listOutbox(db, { limit: 10_000, name: "reply.received" })).filter((r) =>
         r.data.inquiry_id === inquiryId
       ).length;
-    /** Provider messages of an enquiry as the seeker sees them. */
+    /** Provider messages of an inquiry as the seeker sees them. */
     const providerMessages = async (inquiryId: string): Promise<Json[]> =>
       (await ok(seeker, "get_inquiry", { inquiry_id: inquiryId })).messages.filter((m: Json) =>
         m.sender === "provider"
       );
-    /** An enquiry by someone without an account, as from e-mail or a portal. */
+    /** An inquiry by someone without an account, as from e-mail or a portal. */
     let anon = 0;
     const anonymous = async (listingId: string, quelle: "email" | "portal" | "service" = "email") => {
       const n = ++anon;
-      const r = await sendInquiry(w.t.deps, {
+      const r = await sendInquiryAs(w.t.deps, {
         listingId,
-        enquirer: { seekerId: null, name: `Erika Muster ${n}`, email: `erika${n}@example.org`, phone: null },
+        inquirer: { seekerId: null, name: `Erika Muster ${n}`, email: `erika${n}@example.org`, phone: null },
         message: "Ist das Objekt noch zu haben?",
         quelle,
         origin: null,
@@ -114,7 +115,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       transaction_type: "buy",
     });
 
-    // proposal.pending subscriptions: one filtered to listing A (now), one to an enquiry (after it exists).
+    // proposal.pending subscriptions: one filtered to listing A (now), one to an inquiry (after it exists).
     const subs: Array<
       { id: string; filter: Record<string, string>; before: Set<string>; app: ConnectedApp }
     > = [];
@@ -156,7 +157,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
 
     let X = "";
     let firstReply: Json;
-    await t.step("a draft reply for each new enquiry, from facts, free slots and template", async () => {
+    await t.step("a draft reply for each new inquiry, from facts, free slots and template", async () => {
       const sent = await ok(seeker, "send_inquiry", { listing_id: A, message: "Ist die Wohnung noch frei?" });
       X = sent.inquiry_id;
       const [p] = await proposalsOf(X);
@@ -168,7 +169,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       assert.equal(p.datei_id, null);
       assert.equal(p.aenderungen, null);
       assert.equal(p.decided_at, null);
-      assert.ok(p.text.includes("Sucher"), "addresses the enquirer by name");
+      assert.ok(p.text.includes("Sucher"), "addresses the inquirer by name");
       assert.ok(p.text.includes(`„${listingA.title}“`), "names the listing");
       assert.ok(p.text.includes("Kaufpreis 350.000\u00a0€"), "states the price in whole euros");
       assert.ok(p.text.includes("3 Zimmer"), "states the rooms");
@@ -333,9 +334,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
           values (${id}, ${A}, ${w.officeId}, 'expose.pdf', ${sorte}, decode('255044462d', 'hex'), 5, ${hash},
             ${failed ? "failed" : "processed"}, ${failed ? "encrypted" : null},
             ${JSON.stringify(angaben)}::text::jsonb, ${at}, ${at}, ${at})`.execute(db.kysely);
-          await db.kysely.transaction().execute((tx) =>
-            proposeForDocument(tx, id, { now: at, origin: null })
-          );
+          await act(w.t.deps, officeWho(w.officeId), (a) => proposeForDocument(a, id));
           const all = await ok(provider, "list_proposals", { objekt_id: A, page_size: 60 });
           return all.items.filter((p: Json) => p.datei_id === id);
         };
@@ -433,8 +432,8 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       assert.equal((await ok(provider, "get_proposal", { vorschlag_id: open.vorschlag_id })).status, "offen");
     });
 
-    await t.step("withdrawing or reserving a listing proposes a rejection per ongoing enquiry", async () => {
-      // C: an open enquiry, an answered one, a rejected one.
+    await t.step("withdrawing or reserving a listing proposes a rejection per ongoing inquiry", async () => {
+      // C: an open inquiry, an answered one, a rejected one.
       const c1 = await anonymous(C);
       const c2 = await anonymous(C);
       const c3 = await anonymous(C);
@@ -462,7 +461,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
       for (const e of [c1, c2]) assert.equal((await rejections(e.id)).length, 1);
       assert.equal(await fails(provider, "reserve_property", { id: C }), "conflict", "only published");
 
-      // Approving a rejection rejects the enquiry with its text; the enquiry's reply draft can no longer be sent.
+      // Approving a rejection rejects the inquiry with its text; the inquiry's reply draft can no longer be sent.
       const [rej] = await rejections(c1.id);
       const r = await ok(provider, "approve_proposal", { vorschlag_id: rej.vorschlag_id });
       const thread = await ok(provider, "get_inquiry", { inquiry_id: c1.id });
@@ -482,7 +481,7 @@ Deno.test("the service's agent: proposals, approval once, discard, rejections, p
         "still open",
       );
 
-      // Withdrawing A: every ongoing enquiry of A gets a rejection (X among them).
+      // Withdrawing A: every ongoing inquiry of A gets a rejection (X among them).
       const live = (await ok(provider, "list_inquiries", { listing_id: A, page_size: 60 })).items
         .filter((i: Json) => i.status === "open" || i.status === "answered");
       const w1 = await ok(provider, "withdraw_property", { id: A });

@@ -1,7 +1,7 @@
 /**
- * Real-browser test of the pages reached from mails to enquirers: Chromium (Debian's `/usr/bin/chromium`) driven
+ * Real-browser test of the pages reached from mails to inquirers: Chromium (Debian's `/usr/bin/chromium`) driven
  * by playwright-core against the app served on a loopback port, no JavaScript on the pages. A seeker switches mails
- * about their enquiries off on `/konto/benachrichtigungen`; a guest opens the stop link of a mail (GET changes
+ * about their inquiries off on `/konto/benachrichtigungen`; a guest opens the stop link of a mail (GET changes
  * nothing) and confirms it (POST stops). Screenshots go to `test-output/screenshots/`. Without Chromium the test
  * is ignored.
  */
@@ -10,13 +10,21 @@ import type { Browser, Page } from "playwright-core";
 import { createPerson } from "../auth/accounts.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
-import { inquiryMailTokens } from "../db/enquiry_mail.ts";
+import { inquiryMailTokens } from "../db/inquiry_mail.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { replyToInquiry, sendInquiry } from "../inquiries/inquiries.ts";
-import { stopUrl } from "../inquiries/enquiry_address.ts";
+import { replyToInquiry } from "../inquiries/messages.ts";
+import { stopUrl } from "../inquiries/inquiry_address.ts";
 import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
-import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
+import {
+  officeWho,
+  openTestDb,
+  sendInquiryAs,
+  type ServedTestApp,
+  serveTestApp,
+  type TestDb,
+} from "./helpers.ts";
+import { act } from "../deps.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-mail-geheim-789";
@@ -27,7 +35,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 Deno.test({
-  name: "browser: mail settings and the stop link of a mail to an enquirer in Chromium",
+  name: "browser: mail settings and the stop link of a mail to an inquirer in Chromium",
   ignore: !HAVE_CHROMIUM,
   async fn(t) {
     await Deno.mkdir(SHOTS, { recursive: true });
@@ -64,7 +72,7 @@ Deno.test({
         if (r.resourceType() === "script") scripts.push(r.url());
       });
 
-      await t.step("a seeker switches mails about their enquiries off", async () => {
+      await t.step("a seeker switches mails about their inquiries off", async () => {
         await page.goto(`${origin}/anmelden`);
         await page.fill("#email", SEEKER.email);
         await page.fill("#password", PASSWORD);
@@ -78,23 +86,23 @@ Deno.test({
         await page.waitForURL((u) => u.searchParams.get("gespeichert") === "1");
         assert.match(await page.textContent("p.notice") ?? "", /Gespeichert/);
         assert.equal(await page.locator("input[name=anfrage_mails]").isChecked(), false);
-        await shot(page, "enquiry-mail-settings");
+        await shot(page, "inquiry-mail-settings");
         await page.goto(`${origin}/konto/benachrichtigungen`);
         assert.equal(await page.locator("p.notice").count(), 0);
         assert.equal(await page.locator("input[name=anfrage_mails]").isChecked(), false, "stays off");
-        const row = await db.kysely.selectFrom("enquiry_mail_settings").select("mails_off")
+        const row = await db.kysely.selectFrom("inquiry_mail_settings").select("mails_off")
           .where("user_id", "=", seekerId).executeTakeFirstOrThrow();
         assert.equal(row.mails_off, true);
       });
 
       await t.step("a guest opens the stop link (nothing changes) and confirms it", async () => {
-        const { inquiryId } = await sendInquiry(a.deps, {
+        const { inquiryId } = await sendInquiryAs(a.deps, {
           listingId: listingId!,
-          enquirer: { seekerId: null, name: "Gast", email: "gast-browser@example.net", phone: null },
+          inquirer: { seekerId: null, name: "Gast", email: "gast-browser@example.net", phone: null },
           message: "Frei?",
           origin: null,
         });
-        await replyToInquiry(a.deps, { officeId, userId: providerId }, inquiryId, "Ja.", null);
+        await act(a.deps, officeWho(officeId, providerId), (x) => replyToInquiry(x, inquiryId, "Ja."));
         const tokens = (await inquiryMailTokens(db.kysely, inquiryId))!;
         const guest = await b.newContext({ locale: "de-DE" });
         try {
@@ -106,12 +114,12 @@ Deno.test({
             false,
             "GET changes nothing",
           );
-          await shot(p, "enquiry-mail-stop-ask");
+          await shot(p, "inquiry-mail-stop-ask");
           await p.click("button[type=submit]");
           await p.waitForLoadState();
           assert.match(await p.textContent("p.notice") ?? "", /keine weiteren E-Mails/);
           assert.equal((await inquiryMailTokens(db.kysely, inquiryId))!.stopped, true);
-          await shot(p, "enquiry-mail-stop-done");
+          await shot(p, "inquiry-mail-stop-done");
         } finally {
           await guest.close();
         }

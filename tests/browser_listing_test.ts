@@ -1,7 +1,7 @@
 /**
  * Real-browser test of the listing pages: Chromium (Debian's `/usr/bin/chromium`) driven by playwright-core
  * against the app served on a loopback port. A seeker signs in, searches on /objekte, opens a listing, sends an
- * enquiry with the form, finds it under "Meine Anfragen" and opens the thread; an anonymous visitor sends one
+ * inquiry with the form, finds it under "Meine Anfragen" and opens the thread; an anonymous visitor sends one
  * too. Screenshots go to `test-output/screenshots/`. Without Chromium the test is ignored.
  */
 import assert from "node:assert/strict";
@@ -62,7 +62,7 @@ function rows(): NewListing[] {
 }
 
 Deno.test({
-  name: "browser: listing search, listing view, enquiry and my enquiries in Chromium",
+  name: "browser: listing search, listing view, inquiry and my inquiries in Chromium",
   ignore: !HAVE_CHROMIUM,
   async fn(t) {
     await Deno.mkdir(SHOTS, { recursive: true });
@@ -167,7 +167,7 @@ Deno.test({
           await shot(page, "listing-view");
         });
 
-        await t.step("send the enquiry with the form", async () => {
+        await t.step("send the inquiry with the form", async () => {
           await submit(page, page.locator("button", { hasText: "Anfrage senden" }));
           await page.waitForURL((u) => u.pathname.startsWith("/konto/anfragen/"));
           inquiryId = new URL(page.url()).pathname.split("/").pop()!;
@@ -176,7 +176,7 @@ Deno.test({
             await page.textContent("#messages .body"),
             "Guten Tag, ist die Wohnung ab November frei?",
           );
-          await shot(page, "enquiry-sent");
+          await shot(page, "inquiry-sent");
           const row = await db.kysely.selectFrom("inquiries").selectAll().where("id", "=", inquiryId)
             .executeTakeFirstOrThrow();
           assert.equal(row.seeker_id, seekerId);
@@ -195,7 +195,7 @@ Deno.test({
           assert.equal(cells[0], "Altbauwohnung am Weinbergspark");
           assert.equal(cells[1], "offen");
           assert.equal(cells[2], "1");
-          await shot(page, "my-enquiries");
+          await shot(page, "my-inquiries");
 
           await row.locator("a", { hasText: "Öffnen" }).click();
           await page.waitForURL((u) => u.pathname === `/konto/anfragen/${inquiryId}`);
@@ -214,7 +214,7 @@ Deno.test({
         await main.close();
       }
 
-      await t.step("anonymous enquiry with name and e-mail", async () => {
+      await t.step("anonymous inquiry with name and e-mail", async () => {
         const ctx = await newContext();
         try {
           const page = await ctx.newPage();

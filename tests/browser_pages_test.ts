@@ -1,17 +1,16 @@
 /**
  * Real-browser test of every page at 1280 and 390 px (Chromium, `/usr/bin/chromium`, driven by playwright-core):
  * each page renders in standards mode (`document.compatMode === "CSS1Compat"`), fits its width without
- * horizontal scrolling (`scrollWidth <= width`) and has a one-row header. Pages: start, search, listing, enquiry
- * sent, 404, sign-in, sign-up, consent, apps, keys, enquiries and a thread, signed in as a seeker and as a
- * provider with real data in the tables (connected apps, keys with long names, enquiries with long titles). A
- * refused enquiry at 390 px shows its error where the person is. Screenshots: `test-output/<page>-<width>.png`.
+ * horizontal scrolling (`scrollWidth <= width`) and has a one-row header. Pages: start, search, listing, inquiry
+ * sent, 404, sign-in, sign-up, consent, apps, keys, inquiries and a thread, signed in as a seeker and as a
+ * provider with real data in the tables (connected apps, keys with long names, inquiries with long titles). A
+ * refused inquiry at 390 px shows its error where the person is. Screenshots: `test-output/<page>-<width>.png`.
  * Without Chromium the test is ignored.
  */
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createApiKey } from "../auth/api_keys.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 import { seedSampleZonesIfEmpty } from "../valuation/sample_zones.ts";
 import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
 import {
@@ -23,6 +22,7 @@ import {
   register,
   tokensFor,
 } from "./oauth_support.ts";
+import { sendInquiryAs } from "./helpers.ts";
 
 const SHOTS = new URL("../test-output/", import.meta.url);
 const WIDTHS = [1280, 390] as const;
@@ -107,7 +107,7 @@ async function signIn(ctx: BrowserContext, origin: string, email: string): Promi
   await page.close();
 }
 
-/** The world's data: listings, an invented zone, enquiries, keys and connected apps of both people. */
+/** The world's data: listings, an invented zone, inquiries, keys and connected apps of both people. */
 async function fill(w: OAuthWorld): Promise<{ listingId: string; inquiryId: string }> {
   const db = w.tdb.db;
   await seedSampleZonesIfEmpty(db);
@@ -118,9 +118,9 @@ async function fill(w: OAuthWorld): Promise<{ listingId: string; inquiryId: stri
   ]);
   let inquiryId = "";
   for (const id of ids) {
-    const sent = await sendInquiry(w.t.deps, {
+    const sent = await sendInquiryAs(w.t.deps, {
       listingId: id,
-      enquirer: { seekerId: w.seeker.userId, name: "Sucher", email: w.seeker.email, phone: null },
+      inquirer: { seekerId: w.seeker.userId, name: "Sucher", email: w.seeker.email, phone: null },
       message: `Guten Tag, ist die ${LONG} noch frei? ${"Bitte melden Sie sich. ".repeat(20)}`,
       origin: null,
     });
@@ -177,7 +177,7 @@ Deno.test({
           await check(page, origin, "search-error", "/objekte?min_price=viel", width);
           await check(page, origin, "listing", `/objekte/${listingId}`, width);
           assert.equal(await page.getAttribute("#baseline", "data-invented"), "true");
-          await check(page, origin, "enquiry-sent", `/objekte/${listingId}/anfrage/gesendet`, width);
+          await check(page, origin, "inquiry-sent", `/objekte/${listingId}/anfrage/gesendet`, width);
           await check(page, origin, "404", "/gibt-es-nicht", width);
           assert.equal(await page.textContent("h1"), "Seite nicht gefunden");
           await check(page, origin, "sign-in", "/anmelden", width);
@@ -195,7 +195,7 @@ Deno.test({
           await check(page, origin, "keys", "/konto/schluessel", width);
           assert.equal(await page.locator("tr[data-key-id]").count(), 3);
           await checkTables(page, width);
-          await check(page, origin, "enquiries", "/konto/anfragen", width);
+          await check(page, origin, "inquiries", "/konto/anfragen", width);
           assert.equal(await page.locator("tr[data-inquiry-id]").count(), 3);
           await checkTables(page, width);
           await check(page, origin, "thread", `/konto/anfragen/${inquiryId}`, width);
@@ -216,7 +216,7 @@ Deno.test({
           await check(page, origin, "keys-provider", "/konto/schluessel", width);
           assert.equal(await page.locator("tr[data-key-id]").count(), 2);
           await checkTables(page, width);
-          await check(page, origin, "enquiries-provider", "/konto/anfragen", width);
+          await check(page, origin, "inquiries-provider", "/konto/anfragen", width);
           await check(page, origin, "listing-provider", `/objekte/${listingId}`, width);
           assert.equal(await page.locator("header.site a[href='/anbieter']").count(), 1);
           await page.close();
@@ -239,7 +239,7 @@ Deno.test({
         await page.close();
       });
 
-      await t.step("390 px: a refused enquiry shows its error at the form, the field marked", async () => {
+      await t.step("390 px: a refused inquiry shows its error at the form, the field marked", async () => {
         const page = await contexts["anonymous-390"]!.newPage();
         await page.goto(`${origin}/objekte/${listingId}`);
         await page.fill("#name", "Rita");
@@ -258,7 +258,7 @@ Deno.test({
         assert.ok(inView, "the error box is on screen after the reload");
         assert.equal(await page.getAttribute("#email", "aria-invalid"), "true");
         assert.equal(await page.getAttribute("#email", "aria-describedby"), "anfrage-fehler");
-        await check(page, origin, "enquiry-error", "", 390);
+        await check(page, origin, "inquiry-error", "", 390);
         await page.close();
       });
     } finally {

@@ -1,7 +1,7 @@
 /**
  * Real-browser journeys of the agent's workspace (`/anbieter`) in Chromium at 1280 and 390 px: the agent creates
- * a listing, uploads a brochure and sees what was read, publishes it; a guest enquires on the public page; the
- * agent finds the enquiry, approves the drafted reply and the guest's mail is recorded; the agent creates slots, a
+ * a listing, uploads a brochure and sees what was read, publishes it; a guest inquires on the public page; the
+ * agent finds the inquiry, approves the drafted reply and the guest's mail is recorded; the agent creates slots, a
  * seeker books one through MCP, the agent moves it and the seeker's app receives `viewing.changed` at a verifying
  * webhook receiver. Every workspace page fits the width, is in standards mode and is screenshotted to
  * `test-output/workspace-<page>-<width>.png`. Without Chromium the test is ignored.
@@ -145,7 +145,7 @@ Deno.test({
             assert.equal(await page.getAttribute("strong[data-status]", "data-status"), "published");
           });
 
-          await t.step(`${width}: a guest enquires on the public page`, async () => {
+          await t.step(`${width}: a guest inquires on the public page`, async () => {
             await guest.goto(`${world.origin}/objekte/${listingId}`);
             await guest.fill("#name", "Gerda Gast");
             await guest.fill("#email", guestEmail);
@@ -157,14 +157,14 @@ Deno.test({
             `${width}: the agent approves the drafted reply, the guest's mail is recorded`,
             async () => {
               await page.goto(`${world.origin}/anbieter/anfragen`);
-              await shot(page, "enquiries", width);
+              await shot(page, "inquiries", width);
               await page.click(`tr:has-text('${title}') a`);
               assert.match(
                 await page.textContent("dl.facts") ?? "",
                 new RegExp(guestEmail.replace(".", "\\.")),
               );
               assert.equal(await page.locator("[data-kind=reply]").count(), 1);
-              await shot(page, "enquiry", width);
+              await shot(page, "inquiry", width);
               await submit(page, "[data-kind=reply] form[action$='/freigeben'] button");
               assert.equal(await page.getAttribute("span[data-status]", "data-status"), "answered");
               assert.equal(await page.locator(".msg.provider").count(), 1);

@@ -148,7 +148,7 @@ Deno.test({
               at: new Date(),
             });
             await insertMail(db.kysely, {
-              to: "enquirer@example.net",
+              to: "inquirer@example.net",
               subject: "Antwort auf Ihre Anfrage",
               body: "Guten Tag",
               nextAttemptAt: new Date(),

@@ -132,15 +132,15 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
     const idA2 = subA2.id as string;
     const idB = subB.id as string;
 
-    /** Sends an enquiry as the seeker; resolves to its id once app B's receiver got it (so the drain ran). */
-    const enquiry = async (text: string): Promise<string> => {
+    /** Sends an inquiry as the seeker; resolves to its id once app B's receiver got it (so the drain ran). */
+    const inquiry = async (text: string): Promise<string> => {
       const sent = await seeker.callTool("send_inquiry", { listing_id: w.listingId, message: text });
       const id = sent.structuredContent?.inquiry_id as string;
       assert.ok(id, JSON.stringify(sent));
       await until(
         () => r1.deliveries.some((d) => isEvent(d, "inquiry.received", id)),
         15_000,
-        `enquiry ${id} at B`,
+        `inquiry ${id} at B`,
       );
       return id;
     };
@@ -154,12 +154,12 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
 
     let page = provider.page;
 
-    await t.step("baseline: both apps receive an enquiry", async () => {
-      const id = await enquiry("Ist die Wohnung noch frei? (1)");
+    await t.step("baseline: both apps receive an inquiry", async () => {
+      const id = await inquiry("Ist die Wohnung noch frei? (1)");
       await until(
         () => r0.deliveries.some((d) => isEvent(d, "inquiry.received", id)),
         15_000,
-        "enquiry at A",
+        "inquiry at A",
       );
       const got = r0.deliveries.find((d) => isEvent(d, "inquiry.received", id))!;
       assert.deepEqual(got.verified, { standardwebhooks: true, svix: true });
@@ -282,8 +282,8 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
       assert.equal(terminated(term[0]!)!.reason, "ended_by_user");
       assert.deepEqual(term[0]!.verified, { standardwebhooks: true, svix: true });
 
-      // A new enquiry reaches app B (so the drain ran) but creates no delivery for app A.
-      const id = await enquiry("Ist die Wohnung noch frei? (2)");
+      // A new inquiry reaches app B (so the drain ran) but creates no delivery for app A.
+      const id = await inquiry("Ist die Wohnung noch frei? (2)");
       assert.equal(await deliveryRows(idA1), rowsBefore);
       assert.equal(r0.deliveries.some((d) => isEvent(d, "inquiry.received", id)), false);
 
@@ -323,11 +323,11 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
       idA1b = renewed.id as string;
       assert.notEqual(idA1b, idA1, "a new subscription, the ended one stays ended");
       assert.equal((await subscriptionById(db.kysely, idA1))!.endReason, "ended_by_user");
-      const id = await enquiry("Ist die Wohnung noch frei? (3)");
+      const id = await inquiry("Ist die Wohnung noch frei? (3)");
       await until(
         () => r0.deliveries.some((d) => isEvent(d, "inquiry.received", id)),
         15_000,
-        "enquiry at A",
+        "inquiry at A",
       );
       page = asPage(await provider.b.open("/konto/apps"));
       assert.deepEqual([...listed(card(page.html, a.clientId)!).keys()].sort(), [idA1b, idA2].sort());
@@ -391,7 +391,7 @@ Deno.test("connected apps page: subscriptions, event switches, disconnect", asyn
       );
       assert.deepEqual(reasons, live.map(() => "access_closed"));
       const rows = await Promise.all(live.map(deliveryRows));
-      const id = await enquiry("Ist die Wohnung noch frei? (4)");
+      const id = await inquiry("Ist die Wohnung noch frei? (4)");
       assert.deepEqual(await Promise.all(live.map(deliveryRows)), rows);
       assert.equal(r0.deliveries.some((d) => isEvent(d, "inquiry.received", id)), false);
       assert.equal((await subscriptionById(db.kysely, idB))!.endedAt, null);

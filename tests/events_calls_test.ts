@@ -19,7 +19,7 @@ import { insertOptOut, subscriptionById } from "../db/subscriptions.ts";
 import { EventCallError } from "../errors.ts";
 import { EVENT_DATA, EVENT_FILTERS, EVENT_SERVER, type EventName, eventsOf } from "../events/catalogue.ts";
 import { ROTATION_OVERLAP_MS } from "../events/delivery.ts";
-import { createEventRuntime, eventRuntimeOf } from "../events/runtime.ts";
+import { createEventRuntime } from "../events/runtime.ts";
 import { base64 } from "../crypto.ts";
 import { listEvents, MAX_SUBSCRIPTIONS, subscribe, unsubscribe } from "../events/subscriptions.ts";
 import type { AppDeps } from "../deps.ts";
@@ -124,7 +124,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
     );
     assert.equal(ownListings.length, MAX_SUBSCRIPTIONS);
 
-    // Another seeker with an enquiry and a saved search (through an API key: tools only need sign-in).
+    // Another seeker with an inquiry and a saved search (through an API key: tools only need sign-in).
     const otherSeekerId = await createPerson(w.t.auth, db, {
       email: "zweite-sucherin@example.org",
       name: "Zweite Sucherin",
@@ -279,7 +279,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
             assert.equal(row?.url, main.url);
             assert.deepEqual(row?.arguments, {});
             assert.equal(row?.expiresAt.getTime(), now + DAY);
-            assert.equal(await eventRuntimeOf(deps).box!.open(row!.secretEnc), s1);
+            assert.equal(await deps.events.box!.open(row!.secretEnc), s1);
             assert.notEqual(row?.secretEnc, s1, "the secret is not stored in clear");
 
             // ttlMs is a suggestion clamped to 10 minutes … 24 hours (same address: no new challenge).
@@ -333,7 +333,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
           assert.equal(r.id, subId);
           assert.equal(main.challenges.length, challenges, "no challenge (verified within 24 h)");
           const row = await subscriptionById(db.kysely, subId);
-          const box = eventRuntimeOf(deps).box!;
+          const box = deps.events.box!;
           assert.equal(await box.open(row!.secretEnc), s2);
           assert.equal(row!.previousSecretEnc, before!.secretEnc);
           assert.equal(await box.open(row!.previousSecretEnc!), s1);
@@ -451,7 +451,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
           await prov({ objekt_id: foreignListing! }, "listing of another office");
           await prov({ objekt_id: crypto.randomUUID() }, "random uuid");
           await prov({ objekt_id: "keine-uuid" }, "malformed id");
-          await prov({ anfrage_id: crypto.randomUUID() }, "random enquiry", "message.received");
+          await prov({ anfrage_id: crypto.randomUUID() }, "random inquiry", "message.received");
 
           const seek = (name: string, a: Record<string, string>) =>
             refused(
@@ -570,7 +570,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
 
           // TLS: a receiver whose certificate does not name the host. The test resolver (the documented DNS seam
           // of AddressPolicy) lets `hooks.example` stand for 127.0.0.1; the leaf covers only localhost/127.0.0.1/::1.
-          const policy = eventRuntimeOf(deps).policy;
+          const policy = deps.events.policy;
           const saved = policy.resolve;
           policy.resolve = (host) =>
             Promise.resolve(

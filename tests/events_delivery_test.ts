@@ -34,6 +34,7 @@ import {
 } from "./events_support.ts";
 import { PASSWORD } from "./oauth_support.ts";
 import type { ReceivedDelivery } from "./webhook_receiver.ts";
+import { act, SERVICE } from "../deps.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -129,7 +130,7 @@ Deno.test("event delivery: headers, body, data, filters, no echo, revocation, ro
   const newEvents = async <T>(fn: () => Promise<T>): Promise<{ result: T; rows: OutboxRow[] }> => {
     const before = new Set((await listOutbox(db, { limit: 100_000 })).map((r) => r.id));
     const result = await fn();
-    // proposal.pending (the agent's draft for each new enquiry) is tested in agent_test.ts.
+    // proposal.pending (the agent's draft for each new inquiry) is tested in agent_test.ts.
     const rows = (await listOutbox(db, { limit: 100_000 })).filter((r) =>
       !before.has(r.id) && r.name !== "proposal.pending"
     ).reverse();
@@ -251,7 +252,7 @@ Deno.test("event delivery: headers, body, data, filters, no echo, revocation, ro
       { ...sampleListing(7, prng(7), Date.now()), beispiel: true, status: "published" },
     ]);
     const subs = {} as Record<EventName, Sub>;
-    // The eight events of the enquiry, viewing and saved-search actions; proposal.pending, file.processed and
+    // The eight events of the inquiry, viewing and saved-search actions; proposal.pending, file.processed and
     // social.received are delivered end to end in agent_test, documents_test and social_test.
     const own = ["proposal.pending", "file.processed", "social.received"];
     for (const name of (Object.keys(EVENT_DATA) as EventName[]).filter((n) => !own.includes(n))) {
@@ -556,7 +557,10 @@ Deno.test("event delivery: headers, body, data, filters, no echo, revocation, ro
       const noMember = await mk("ohne-buero");
 
       // consent gone through the connected-apps disconnect: the subscription ends at once
-      assert.equal(await disconnectApp(w.t.deps, disconnected.userId, disconnected.app.clientId), true);
+      assert.equal(
+        await act(w.t.deps, SERVICE, (a) => disconnectApp(a, disconnected.userId, disconnected.app.clientId)),
+        true,
+      );
       const ended = await subRow(disconnected.sub.id);
       assert.ok(ended.ended_at !== null);
       assert.equal(ended.end_reason, "disconnected");

@@ -1,6 +1,6 @@
 /**
  * Delivery attempts and retries (docs/contract.md §6.4 rules 3–5) with the test schedule (`EVENTS_RETRY_DELAYS_MS`
- * 0,300,600,900): one enquiry goes to one subscription per scripted HTTPS receiver, all at once: 500 three times
+ * 0,300,600,900): one inquiry goes to one subscription per scripted HTTPS receiver, all at once: 500 three times
  * then 204, always 500, 410, 413, a redirect (not followed), a receiver slower than the 10 s attempt timeout once,
  * and a receiver that is down and comes back on the same port. Checks the attempt log, the `webhook-id` kept
  * across attempts, fresh timestamps and signatures, and what happens to the subscription. The retry schedule
@@ -109,7 +109,7 @@ Deno.test("delivery attempts: retries, 410, 413, redirects, timeout, a receiver 
     const downPort = rx.down.port;
     await rx.down.close();
 
-    // The one event: an enquiry.
+    // The one event: an inquiry.
     const before = new Set((await listOutbox(db, { limit: 1000 })).map((r) => r.id));
     const sentAt = Date.now();
     const res = await seeker.callTool("send_inquiry", { listing_id: w.listingId, message: "Noch frei?" });

@@ -2,17 +2,17 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Kysely, sql } from "kysely";
 import postgres from "postgres";
-import { createApp } from "../app.ts";
+import { composeDeps, createApp } from "../app.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { type Auth, createAuth } from "../auth/better_auth.ts";
 import { authHandleOf } from "../auth/auth_handle.ts";
 import { type Db, openDb } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import type { Database } from "../db/schema.ts";
-import { TokenBuckets } from "../db/token_bucket.ts";
-import { kvPseudonyms } from "../db/kv_keys.ts";
 import type { LogLevel } from "../log.ts";
-import type { AppDeps } from "../deps.ts";
+import { act, type ActDeps, type AppDeps, type Who } from "../deps.ts";
+import { sendInquiry, type SendInquiryInput } from "../inquiries/inquiries.ts";
+import type { EventOrigin } from "../db/outbox.ts";
 import { agentReactions } from "../agent/hooks.ts";
 import type { AppEnv } from "../routes/env.ts";
 
@@ -131,21 +131,20 @@ export async function testApp(
       logs.push({ level, msg, fields }),
   };
   const auth = await readyAuth({ config, db, log });
-  const deps: AppDeps = {
+  const deps = composeDeps({
     config,
     db,
     kv: store,
-    buckets: new TokenBuckets(store, { pseudonym: kvPseudonyms(config.authSecret!), now: () => t }),
     log,
     auth: authHandleOf(auth),
     reactions: agentReactions,
     clock: () => t,
-  };
+  });
   const app = createApp(deps);
   // The event runtime derives its secret box's key in the background: let that finish before the test goes on.
-  await deps.events?.box?.seal("");
+  await deps.events.box?.seal("");
   const close = () => {
-    deps.events?.client.close();
+    deps.events.client.close();
     if (!kv) store.close(); // a KV passed in belongs to the caller
     return Promise.resolve();
   };
@@ -237,4 +236,35 @@ export function closeAfterAll(...handles: Array<{ close(): unknown }>): void {
   Deno.test.afterAll(async () => {
     for (const h of handles) await h.close();
   });
+}
+
+/**
+ * A provider of office `officeId` acting through `origin` (none: a workspace page). `userId` is the person recorded
+ * where a write names one (a reply's author, a proposal's decider); tests that need it pass a real account.
+ */
+export function officeWho(
+  officeId: string,
+  userId: string = crypto.randomUUID(),
+  origin: EventOrigin = null,
+): Who {
+  return { actor: { kind: "provider", userId, officeId }, origin };
+}
+
+/** The seeker `userId` acting through `origin` (none: a page). */
+export function seekerWho(userId: string, origin: EventOrigin = null): Who {
+  return { actor: { kind: "seeker", userId }, origin };
+}
+
+/**
+ * Sends an inquiry as its sender would, in one action: the seeker of `input.inquirer.seekerId`, or a person without
+ * an account; through `input.origin` (none: a page or an inbound message).
+ */
+export function sendInquiryAs(
+  deps: ActDeps,
+  input: SendInquiryInput & { origin?: EventOrigin },
+): ReturnType<typeof sendInquiry> {
+  const { origin = null, ...rest } = input;
+  const seekerId = rest.inquirer.seekerId;
+  const who: Who = seekerId ? seekerWho(seekerId, origin) : { actor: { kind: "guest" }, origin };
+  return act(deps, who, (a) => sendInquiry(a, rest));
 }

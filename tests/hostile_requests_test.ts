@@ -202,7 +202,7 @@ const form = (
   body,
 });
 const withCsrf = (fields: string) => `_csrf=${csrf.token}&${fields}`;
-const ENQUIRY = `/objekte/${listingId}/anfrage`;
+const INQUIRY = `/objekte/${listingId}/anfrage`;
 const multipart = (fields: Record<string, string>, boundary = "XyZ") =>
   Object.entries(fields).map(([k, v]) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`
@@ -292,19 +292,19 @@ const PAGES: Case[] = [
   ),
   form("no session, CRLF oauth query", "/zustimmung", withCsrf("oauth_query=sig%3D1%0D%0ALocation%3A%20x")),
   form("garbage cookie", "/abmelden", withCsrf(""), "application/x-www-form-urlencoded"),
-  form("NUL message", ENQUIRY, withCsrf("name=A%00&email=a@b.de&message=Hallo%00Welt")),
+  form("NUL message", INQUIRY, withCsrf("name=A%00&email=a@b.de&message=Hallo%00Welt")),
   form(
     "emoji everything",
-    ENQUIRY,
+    INQUIRY,
     withCsrf(
       `name=${encodeURIComponent("😀".repeat(200))}&email=x@y.de&message=${
         encodeURIComponent("😀".repeat(6000))
       }`,
     ),
   ),
-  form("phone garbage", ENQUIRY, withCsrf("name=A&email=a@b.de&phone=%00%00&message=Hi")),
+  form("phone garbage", INQUIRY, withCsrf("name=A&email=a@b.de&phone=%00%00&message=Hi")),
   form("unknown listing", "/objekte/%00/anfrage", withCsrf("name=A&email=a@b.de&message=Hi")),
-  form("wrong content type", ENQUIRY, withCsrf("name=A&email=a@b.de&message=Hi"), "text/plain"),
+  form("wrong content type", INQUIRY, withCsrf("name=A&email=a@b.de&message=Hi"), "text/plain"),
 ];
 
 /** A POST to an intake endpoint with the secret. */

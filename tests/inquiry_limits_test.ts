@@ -1,10 +1,9 @@
 /**
- * The enquiry limits of docs/contract.md §9, exact at the window edges and shared by the send_inquiry tool and direct calls
+ * The inquiry limits of docs/contract.md §9, exact at the window edges and shared by the send_inquiry tool and direct calls
  * of `sendInquiry` (the form): 5 per person in 10 minutes, 5 per e-mail address in 24 hours, 30 per listing in
- * one hour. A refusal writes no enquiry, message or outbox row; concurrent senders cannot overshoot. Also the
+ * one hour. A refusal writes no inquiry, message or outbox row; concurrent senders cannot overshoot. Also the
  * input errors of `sendInquiry`.
  */
-import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
@@ -12,16 +11,17 @@ import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
-import { type Enquirer, sendInquiry } from "../inquiries/inquiries.ts";
+import type { Inquirer, SendInquiryInput } from "../inquiries/inquiries.ts";
 import { codedError } from "../mcp/tools/tool_error.ts";
 import { connectClient, mcpWorld } from "./mcp_helpers.ts";
+import { sendInquiryAs } from "./helpers.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const w = await mcpWorld();
 const db = w.tdb.db;
-const deps = { db, clock: () => w.t.now(), reactions: agentReactions };
+const deps = w.t.deps;
 
 const listings = await insertListings(
   db,
@@ -41,7 +41,7 @@ function freshListing(): string {
   return id;
 }
 
-/** Numbers of enquiries, messages and outbox rows. */
+/** Numbers of inquiries, messages and outbox rows. */
 async function counts(): Promise<{ inquiries: number; messages: number; outbox: number }> {
   const n = async (table: "inquiries" | "inquiry_messages" | "event_outbox") =>
     (await db.kysely.selectFrom(table).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow())
@@ -53,16 +53,16 @@ async function counts(): Promise<{ inquiries: number; messages: number; outbox: 
   };
 }
 
-/** An anonymous enquirer (the listing page's form). */
-function anonymous(email: string): Enquirer {
+/** An anonymous inquirer (the listing page's form). */
+function anonymous(email: string): Inquirer {
   return { seekerId: null, name: "Form Nutzer", email, phone: null };
 }
 
-/** Sends one enquiry through `sendInquiry`. */
-async function send(listingId: string, enquirer: Enquirer): Promise<string> {
-  const r = await sendInquiry(deps, {
+/** Sends one inquiry through `sendInquiry`. */
+async function send(listingId: string, inquirer: Inquirer): Promise<string> {
+  const r = await sendInquiryAs(deps, {
     listingId,
-    enquirer,
+    inquirer,
     message: "Ist das Objekt noch frei?",
     origin: null,
   });
@@ -75,16 +75,16 @@ async function rejectsWith(p: Promise<unknown>, code: string): Promise<void> {
 }
 
 /** Asserts that sending is refused with rate_limited and writes nothing. */
-async function refused(listingId: string, enquirer: Enquirer): Promise<void> {
+async function refused(listingId: string, inquirer: Inquirer): Promise<void> {
   const before = await counts();
-  await rejectsWith(send(listingId, enquirer), "rate_limited");
+  await rejectsWith(send(listingId, inquirer), "rate_limited");
   assert.deepEqual(await counts(), before, "a refusal writes nothing");
 }
 
-Deno.test("per person: the 6th enquiry within 10 minutes is refused, accepted once the first leaves the window", async () => {
+Deno.test("per person: the 6th inquiry within 10 minutes is refused, accepted once the first leaves the window", async () => {
   const person = await insertUser(db, { email: "person@example.org", name: "Person", role: "seeker" });
   // Different e-mail addresses and listings each time, so only the per-person limit can refuse.
-  const enquirer = (i: number): Enquirer => ({
+  const inquirer = (i: number): Inquirer => ({
     seekerId: person,
     name: "Person",
     email: `p${i}@example.org`,
@@ -93,13 +93,13 @@ Deno.test("per person: the 6th enquiry within 10 minutes is refused, accepted on
   const start = w.t.now();
   for (let i = 0; i < 5; i++) {
     if (i > 0) w.t.advance(2 * MIN);
-    await send(freshListing(), enquirer(i));
+    await send(freshListing(), inquirer(i));
   }
   w.t.advance(start + 10 * MIN - 1 - w.t.now()); // the first is 1 ms inside the window
-  await refused(freshListing(), enquirer(5));
+  await refused(freshListing(), inquirer(5));
   w.t.advance(1); // the first now lies exactly 10 minutes back: outside (now − 10 min, now]
-  await send(freshListing(), enquirer(6));
-  await refused(freshListing(), enquirer(7)); // the window is full again
+  await send(freshListing(), inquirer(6));
+  await refused(freshListing(), inquirer(7)); // the window is full again
 });
 
 Deno.test("per person through the tool and the form together: the 6th is refused over MCP and nothing is sent", async () => {
@@ -128,7 +128,7 @@ Deno.test("per person through the tool and the form together: the 6th is refused
     assert.equal(res.isError, true);
     assert.deepEqual(res.content, codedError("rate_limited").content);
     assert.deepEqual(await counts(), before, "a refusal writes nothing");
-    // The form path counts the tool's enquiries too.
+    // The form path counts the tool's inquiries too.
     await refused(freshListing(), {
       seekerId: person,
       name: "Werkzeug",
@@ -140,7 +140,7 @@ Deno.test("per person through the tool and the form together: the 6th is refused
   }
 });
 
-Deno.test("per e-mail: the 6th anonymous enquiry within 24 hours is refused (any spelling of the address)", async () => {
+Deno.test("per e-mail: the 6th anonymous inquiry within 24 hours is refused (any spelling of the address)", async () => {
   w.t.advance(DAY);
   const start = w.t.now();
   const spellings = [
@@ -161,7 +161,7 @@ Deno.test("per e-mail: the 6th anonymous enquiry within 24 hours is refused (any
   await send(freshListing(), anonymous("ANON@example.org"));
 });
 
-Deno.test("per listing: the 31st enquiry within an hour is refused (31 different anonymous e-mails)", async () => {
+Deno.test("per listing: the 31st inquiry within an hour is refused (31 different anonymous e-mails)", async () => {
   w.t.advance(DAY);
   const listing = freshListing();
   const start = w.t.now();
@@ -176,7 +176,7 @@ Deno.test("per listing: the 31st enquiry within an hour is refused (31 different
   await send(listing, anonymous("l31@example.org"));
 });
 
-Deno.test("concurrency: 10 enquiries of one person at once, exactly 5 succeed", async () => {
+Deno.test("concurrency: 10 inquiries of one person at once, exactly 5 succeed", async () => {
   w.t.advance(DAY);
   const person = await insertUser(db, { email: "eilig@example.org", name: "Eilig", role: "seeker" });
   const before = await counts();
@@ -212,10 +212,10 @@ Deno.test("input errors: unpublished or malformed listing, bad e-mail, empty or 
     status: "draft",
     published_at: null,
   }]);
-  const input = (over: Partial<Parameters<typeof sendInquiry>[1]>) =>
-    sendInquiry(deps, {
+  const input = (over: Partial<SendInquiryInput>) =>
+    sendInquiryAs(deps, {
       listingId: w.listingId,
-      enquirer: anonymous("fehler@example.org"),
+      inquirer: anonymous("fehler@example.org"),
       message: "Hallo",
       origin: null,
       ...over,
@@ -223,12 +223,12 @@ Deno.test("input errors: unpublished or malformed listing, bad e-mail, empty or 
   await rejectsWith(input({ listingId: draft! }), "not_found");
   await rejectsWith(input({ listingId: crypto.randomUUID() }), "not_found");
   await rejectsWith(input({ listingId: "kein-objekt" }), "not_found");
-  await rejectsWith(input({ enquirer: anonymous("keine-adresse") }), "invalid_request");
-  await rejectsWith(input({ enquirer: anonymous("a b@example.org") }), "invalid_request");
+  await rejectsWith(input({ inquirer: anonymous("keine-adresse") }), "invalid_request");
+  await rejectsWith(input({ inquirer: anonymous("a b@example.org") }), "invalid_request");
   await rejectsWith(input({ message: "   " }), "invalid_request");
   await rejectsWith(input({ message: "x".repeat(10_001) }), "invalid_request");
   await rejectsWith(
-    input({ enquirer: { ...anonymous("fehler@example.org"), name: "n".repeat(201) } }),
+    input({ inquirer: { ...anonymous("fehler@example.org"), name: "n".repeat(201) } }),
     "invalid_request",
   );
   assert.deepEqual(await counts(), before);

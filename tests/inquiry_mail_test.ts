@@ -1,15 +1,15 @@
 /**
- * Mails to enquirers and their answers (issue 21), through the real paths: the listing page's form, MCP SDK
+ * Mails to inquirers and their answers (issue 21), through the real paths: the listing page's form, MCP SDK
  * clients with API keys, the job queue that sends after commit, a fake SMTP server speaking real SMTP
  * (tests/smtp_server.ts), the inbound e-mail endpoint, and a verifying webhook receiver subscribed by the provider's
  * app.
  *
- * World 1 (event delivery running, the real clock): a guest enquires on the listing page → the provider replies
+ * World 1 (event delivery running, the real clock): a guest inquires on the listing page → the provider replies
  * with `reply_to_inquiry` → the mail arrives with Reply-To, title, text, stop link and List-Unsubscribe, and nothing
  * about the provider → the guest's answer (with a quoted part) to the Reply-To address becomes a message in the
- * thread without the quote and `message.received` reaches the receiver; forged token, unknown enquiry and malformed
+ * thread without the quote and `message.received` reaches the receiver; forged token, unknown inquiry and malformed
  * address are refused with nothing written; a repeat is a duplicate; a rejection mail, and an answer to the
- * rejected enquiry refused; a moved viewing mails a seeker with an account, and none once they switched such mails
+ * rejected inquiry refused; a moved viewing mails a seeker with an account, and none once they switched such mails
  * off on `/konto/benachrichtigungen`; the stop link (GET changes nothing, POST and one-click POST stop).
  *
  * World 2 (its own clock): the SMTP server refuses, then accepts; after the back-off the sweep sends the mail,
@@ -25,9 +25,9 @@ import { insertUser } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import type { Db } from "../db/connection.ts";
-import { replyToInquiry, sendInquiry } from "../inquiries/inquiries.ts";
-import { withoutQuote } from "../inquiries/enquirer_mail.ts";
-import { enquiryAddress, newMailToken, replyAddress, stopUrl } from "../inquiries/enquiry_address.ts";
+import { replyToInquiry } from "../inquiries/messages.ts";
+import { withoutQuote } from "../inquiries/inquirer_mail.ts";
+import { inquiryAddress, newMailToken, replyAddress, stopUrl } from "../inquiries/inquiry_address.ts";
 import {
   connectApp,
   connectWithToken,
@@ -36,12 +36,13 @@ import {
   subscribeParams,
   until,
 } from "./events_support.ts";
-import { openTestDb, request, type TestApp, testApp } from "./helpers.ts";
+import { officeWho, openTestDb, request, sendInquiryAs, type TestApp, testApp } from "./helpers.ts";
+import { act } from "../deps.ts";
 import { PASSWORD } from "./oauth_support.ts";
 import { runDeno, serviceDb } from "./service_process.ts";
 import { closedPort, decodeHeader, type Fake, fakeSmtp, received } from "./smtp_server.ts";
 
-const SECRET = "enquiry-mail-test-secret-0123456789abcdef";
+const SECRET = "inquiry-mail-test-secret-0123456789abcdef";
 const DOMAIN = "antwort.example.org";
 const SMTP_FROM = "Immobilienkatalog <noreply@katalog.example>";
 const REPLY_TO = new RegExp(`^anfrage-([0-9a-f]{32})-([a-z2-7]{20})@${DOMAIN.replaceAll(".", "\\.")}$`);
@@ -105,13 +106,13 @@ async function counts(db: Db) {
   return r.rows[0]!;
 }
 
-/** Mails recorded about enquiry `id`. */
+/** Mails recorded about inquiry `id`. */
 async function mailRows(db: Db, id: string) {
   return await db.kysely.selectFrom("mail_outbox").select(["id", "subject", "sent_at", "attempts"])
     .where("inquiry_id", "=", id).orderBy("created_at").execute();
 }
 
-Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, settings, stop link", async (t) => {
+Deno.test("inquiry mails: reply by mail, answer by mail, rejection, viewings, settings, stop link", async (t) => {
   const fake = fakeSmtp();
   const w = await eventsWorld({
     env: {
@@ -147,7 +148,7 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
   let seq = 0;
   try {
     await t.step(
-      "guest enquiry → MCP reply → mail → answer by mail → thread and message.received",
+      "guest inquiry → MCP reply → mail → answer by mail → thread and message.received",
       async () => {
         const anon = new Jar(w.t);
         const page = await anon.send(`/objekte/${w.listingId}`);
@@ -232,7 +233,7 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
       },
     );
 
-    await t.step("forged token, unknown enquiry, malformed address: not_found, nothing written", async () => {
+    await t.step("forged token, unknown inquiry, malformed address: not_found, nothing written", async () => {
       const [, hex, token] = REPLY_TO.exec(replyTo)!;
       const other = token!.startsWith("a") ? `b${token!.slice(1)}` : `a${token!.slice(1)}`;
       const unknown = crypto.randomUUID().replaceAll("-", "");
@@ -256,7 +257,7 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
     });
 
     await t.step(
-      "rejection: a mail with the text; an answer to the rejected enquiry is refused",
+      "rejection: a mail with the text; an answer to the rejected inquiry is refused",
       async () => {
         await tool(provider, "reject_inquiry", { inquiry_id: inquiryId, message: "Leider schon vergeben." });
         await until(() => mailsFor(fake, guest).length === 2, 15_000, "the rejection mail");
@@ -348,19 +349,17 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
         },
         "Noch eine Frage.",
       );
-      // A second enquiry of the guest (by mail) gets its own tokens; its stop link is used one-click.
+      // A second inquiry of the guest (by mail) gets its own tokens; its stop link is used one-click.
       const created = await postMail(oneClick.replace("From: x@example.net", `From: ${guest}`));
       assert.equal(created.status, 201);
       const second = (await created.json()).anfrage_id as string;
       const before = (await mailRows(db, second)).length;
-      await replyToInquiry(
+      await act(
         w.t.deps,
-        { officeId: w.officeId, userId: w.provider.userId },
-        second,
-        "Antwort 1",
-        null,
+        officeWho(w.officeId, w.provider.userId),
+        (a) => replyToInquiry(a, second, "Antwort 1"),
       );
-      await until(() => mailsFor(fake, guest).length === 3, 15_000, "the second enquiry's mail");
+      await until(() => mailsFor(fake, guest).length === 3, 15_000, "the second inquiry's mail");
       const link = /http:\/\/\S+\/anfrage-mails\/abbestellen\/\S+/.exec(mailsFor(fake, guest)[2]!.body)![0];
       assert.notEqual(link, stopLink);
       const unsub = await request(app, new URL(link).pathname, {
@@ -369,12 +368,10 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
         body: "List-Unsubscribe=One-Click",
       });
       assert.equal(unsub.status, 200, "one-click POST without cookies");
-      await replyToInquiry(
+      await act(
         w.t.deps,
-        { officeId: w.officeId, userId: w.provider.userId },
-        second,
-        "Antwort 2",
-        null,
+        officeWho(w.officeId, w.provider.userId),
+        (a) => replyToInquiry(a, second, "Antwort 2"),
       );
       assert.equal((await mailRows(db, second)).length, before + 1, "only the mail before the stop");
       const foreign = await request(app, path, {
@@ -394,7 +391,7 @@ Deno.test("enquiry mails: reply by mail, answer by mail, rejection, viewings, se
   }
 });
 
-Deno.test("enquiry mails: a refused send is retried after the back-off, recorded once; a stop holds it", async () => {
+Deno.test("inquiry mails: a refused send is retried after the back-off, recorded once; a stop holds it", async () => {
   const fake = fakeSmtp({ rcptReply: "451 4.3.0 try again later" });
   const tdb = await openTestDb();
   const t = await testApp(tdb.db, { SMTP_URL: `smtp://127.0.0.1:${fake.port}`, EVENTS_SWEEP_MS: "200" });
@@ -409,20 +406,20 @@ Deno.test("enquiry mails: a refused send is retried after the back-off, recorded
     const [listingId] = await insertListings(tdb.db, office.id, [
       { ...sampleListing(9, prng(9), Date.now()), beispiel: true, status: "published" },
     ]);
-    const enquire = async (email: string) => {
-      const { inquiryId } = await sendInquiry(t.deps, {
+    const inquire = async (email: string) => {
+      const { inquiryId } = await sendInquiryAs(t.deps, {
         listingId: listingId!,
-        enquirer: { seekerId: null, name: "Retry", email, phone: null },
+        inquirer: { seekerId: null, name: "Retry", email, phone: null },
         message: "Hallo",
         origin: null,
       });
-      await replyToInquiry(t.deps, { officeId: office.id, userId }, inquiryId, "Antwort", null);
+      await act(t.deps, officeWho(office.id, userId), (a) => replyToInquiry(a, inquiryId, "Antwort"));
       return inquiryId;
     };
-    const enquirer = "retry@example.net";
+    const inquirer = "retry@example.net";
     const stopper = "stopper@example.net";
-    const inquiryId = await enquire(enquirer);
-    const stoppedId = await enquire(stopper);
+    const inquiryId = await inquire(inquirer);
+    const stoppedId = await inquire(stopper);
     await until(
       () => fake.sessions.filter((s) => s.rcptTo.length > 0).length === 2,
       10_000,
@@ -433,7 +430,7 @@ Deno.test("enquiry mails: a refused send is retried after the back-off, recorded
       assert.equal(first!.sent_at, null);
       assert.equal(first!.attempts, 1);
     }
-    // The second enquirer uses the stop link while their mail waits for its retry.
+    // The second inquirer uses the stop link while their mail waits for its retry.
     const tokens = await tdb.db.kysely.selectFrom("inquiry_mail_tokens").select("stop_token")
       .where("inquiry_id", "=", stoppedId).executeTakeFirstOrThrow();
     const stop = await request(
@@ -446,24 +443,24 @@ Deno.test("enquiry mails: a refused send is retried after the back-off, recorded
     assert.equal(stop.status, 200);
     fake.options.rcptReply = undefined; // the server accepts from now on
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(mailsFor(fake, enquirer).length, 0, "nothing before the back-off");
+    assert.equal(mailsFor(fake, inquirer).length, 0, "nothing before the back-off");
     t.advance(MAIL_RETRY_DELAYS_MS[0]);
-    await until(() => mailsFor(fake, enquirer).length === 1, 10_000, "the retry");
+    await until(() => mailsFor(fake, inquirer).length === 1, 10_000, "the retry");
     await until(async () => (await mailRows(tdb.db, inquiryId))[0]!.sent_at !== null, 5_000, "sent_at");
     const rows = await mailRows(tdb.db, inquiryId);
     assert.equal(rows.length, 1, "recorded once");
     assert.equal(rows[0]!.attempts, 2);
     t.advance(MAIL_RETRY_DELAYS_MS[4]);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(mailsFor(fake, enquirer).length, 1, "sent once");
-    assert.equal(mailsFor(fake, stopper).length, 0, "a stopped enquiry's waiting mail is not sent");
+    assert.equal(mailsFor(fake, inquirer).length, 1, "sent once");
+    assert.equal(mailsFor(fake, stopper).length, 0, "a stopped inquiry's waiting mail is not sent");
     const held = await tdb.db.kysely.selectFrom("mail_outbox").select([
       "sent_at",
       "next_attempt_at",
       "last_error",
     ])
       .where("inquiry_id", "=", stoppedId).executeTakeFirstOrThrow();
-    assert.deepEqual(held, { sent_at: null, next_attempt_at: null, last_error: "stopped by the enquirer" });
+    assert.deepEqual(held, { sent_at: null, next_attempt_at: null, last_error: "stopped by the inquirer" });
   } finally {
     await jobs.stop();
     await t.close();
@@ -530,7 +527,7 @@ Deno.test("deno task mail:outbox lists unsent and given-up mails and retries one
   }
 });
 
-Deno.test("enquiry mails: quoted text is cut off; reply addresses parse strictly", () => {
+Deno.test("inquiry mails: quoted text is cut off; reply addresses parse strictly", () => {
   const cases: Array<[string, string]> = [
     [
       "Ja gerne.\n\nAm Di., 24. Nov. 2026 um 10:00 Uhr schrieb Immo <\nnoreply@x.de>:\n> alt\n> alt",
@@ -548,13 +545,13 @@ Deno.test("enquiry mails: quoted text is cut off; reply addresses parse strictly
   assert.notEqual(newMailToken(), token);
   const address = replyAddress(id, token, DOMAIN);
   assert.ok(address.split("@")[0]!.length <= 64);
-  assert.deepEqual(enquiryAddress(address, DOMAIN), { inquiryId: id, token });
-  assert.deepEqual(enquiryAddress(address.toUpperCase(), DOMAIN), { inquiryId: id, token }, "case ignored");
-  assert.equal(enquiryAddress(address, "other.example"), undefined, "another domain");
-  assert.equal(enquiryAddress(`objekt-${id}@${DOMAIN}`, DOMAIN), undefined, "not an enquiry address");
+  assert.deepEqual(inquiryAddress(address, DOMAIN), { inquiryId: id, token });
+  assert.deepEqual(inquiryAddress(address.toUpperCase(), DOMAIN), { inquiryId: id, token }, "case ignored");
+  assert.equal(inquiryAddress(address, "other.example"), undefined, "another domain");
+  assert.equal(inquiryAddress(`objekt-${id}@${DOMAIN}`, DOMAIN), undefined, "not an inquiry address");
   for (
     const bad of [`anfrage-${id}-${token}@${DOMAIN}`, `anfrage-@${DOMAIN}`, `anfrage-x-${token}@${DOMAIN}`]
   ) {
-    assert.equal(enquiryAddress(bad, DOMAIN), "malformed", bad);
+    assert.equal(inquiryAddress(bad, DOMAIN), "malformed", bad);
   }
 });

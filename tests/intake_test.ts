@@ -1,11 +1,11 @@
 /**
- * Enquiries from e-mail and portals (issue 7 item 4): `POST /api/inbound/email` (raw RFC 5322 messages) and
+ * Inquiries from e-mail and portals (issue 7 item 4): `POST /api/inbound/email` (raw RFC 5322 messages) and
  * `POST /api/inbound/openimmo-feedback` (OpenImmo-Feedback XML), both behind `x-intake-secret`.
  *
  * One world (event delivery running, one verifying HTTPS receiver): `inquiry.received` with quelle email and
  * portal reaches the receiver and verifies with standardwebhooks AND svix; plain, HTML-only, multipart with
  * attachments, ISO-8859-1 quoted-printable, windows-1252 and Base64 UTF-8 mails come out right field by field;
- * duplicates (also two concurrent identical posts) create one enquiry; per-listing and per-office addresses;
+ * duplicates (also two concurrent identical posts) create one inquiry; per-listing and per-office addresses;
  * unknown listings; the limits of docs/contract.md §9 with nothing half-written; 413; feedback in UTF-8 and ISO-8859-1 with
  * several interessenten, malformed XML and unknown listings. The domain clock is never moved (the receiver checks
  * timestamps against the real clock), so every step uses its own listings and addresses.
@@ -46,7 +46,7 @@ function b64(text: string | Uint8Array): string {
   return btoa(String.fromCharCode(...bytes)).replace(/.{76}/g, "$&\r\n");
 }
 
-Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
+Deno.test("intake: inquiries from e-mail and OpenImmo-Feedback", async (t) => {
   const w = await eventsWorld({ env: { INTAKE_SECRET: SECRET, INTAKE_MAIL_DOMAIN: DOMAIN } });
   const db = w.tdb.db;
   const app = w.t.app;
@@ -85,7 +85,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
   const postFeedback = (xml: string | Uint8Array, headers?: Record<string, string>) =>
     post(FEEDBACK_PATH, xml, "application/xml", headers);
 
-  /** Rows of every table an enquiry writes. */
+  /** Rows of every table an inquiry writes. */
   const counts = async () => {
     const n = async (table: "inquiries" | "inquiry_messages" | "event_outbox") =>
       (await db.kysely.selectFrom(table).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow())
@@ -103,7 +103,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
     assert.equal((await res.json()).error, error);
     assert.deepEqual(await counts(), before, "a refusal writes nothing");
   };
-  /** The office's view of enquiry `id`. */
+  /** The office's view of inquiry `id`. */
   const thread = (id: string, officeId = w.officeId) => getOfficeInquiry(w.t.deps, officeId, id);
   /** A plain mail to `to` from `from` with `text`. */
   const plainMail = (to: string, from: string, text: string, messageId = `<m${++seq}@example.net>`) =>
@@ -424,7 +424,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
         );
         assert.equal(other.status, 201);
 
-        // Two concurrent identical posts create one enquiry.
+        // Two concurrent identical posts create one inquiry.
         const race = plainMail(
           objekt(listingId),
           "race@example.net",
@@ -499,7 +499,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
         ], "Über Delivered-To"));
         assert.equal(await listingOf(viaHeader), a);
 
-        // Every listing of the office counts when a mail names one: a withdrawn one takes no enquiry, and with a
+        // Every listing of the office counts when a mail names one: a withdrawn one takes no inquiry, and with a
         // published one it makes two (no guessing which one is meant).
         const old = await one(w.officeId, "ALT-77");
         await db.kysely.updateTable("listings").set({ status: "withdrawn" }).where("id", "=", old).execute();
@@ -517,7 +517,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
           await send("WHG-0815", "x", "info@example.org"),
         ];
         for (const res of refusals) await refusedWith(res, 404, "not_found", before);
-        // A withdrawn listing takes no enquiries.
+        // A withdrawn listing takes no inquiries.
         const gone = await one();
         await db.kysely.updateTable("listings").set({ status: "withdrawn" }).where("id", "=", gone).execute();
         await refusedWith(await send("x", "y", objekt(gone)), 404, "not_found", before);
@@ -565,7 +565,7 @@ Deno.test("intake: enquiries from e-mail and OpenImmo-Feedback", async (t) => {
         const busy = await one();
         for (let i = 0; i < perListing; i++) {
           const res = await postMail(plainMail(objekt(busy), `p${i}-${seq}@example.net`, `Anfrage ${i}`));
-          assert.equal(res.status, 201, `enquiry ${i}`);
+          assert.equal(res.status, 201, `inquiry ${i}`);
         }
         before = await counts();
         await refusedWith(

@@ -1,18 +1,16 @@
 /**
- * The listing pages and the enquiry pages through `app.request` (no browser): catalogue search with filters and
+ * The listing pages and the inquiry pages through `app.request` (no browser): catalogue search with filters and
  * paging, bad filters (400, never 500), the listing view (public fields, map link, location baseline, never the
- * provider contact), 404s, the enquiry form (anonymous and as a seeker, CSRF, input errors, the enquiry limits),
- * the seeker's enquiry pages with isolation between seekers, and the write bucket on form POSTs.
+ * provider contact), 404s, the inquiry form (anonymous and as a seeker, CSRF, input errors, the inquiry limits),
+ * the seeker's inquiry pages with isolation between seekers, and the write bucket on form POSTs.
  */
-import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { createPerson } from "../auth/accounts.ts";
 import { startMembership } from "../db/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 import { hiddenFields } from "./browser_jar.ts";
-import { openTestDb, request, type TestApp, testApp } from "./helpers.ts";
+import { openTestDb, request, sendInquiryAs, type TestApp, testApp } from "./helpers.ts";
 
 const tdb = await openTestDb();
 const db = tdb.db;
@@ -309,7 +307,7 @@ Deno.test("listing pages", async (t) => {
           assert.ok(!html.includes(secret), `the page leaks ${secret}`);
         }
         assert.ok(!html.includes("Beispielobjekt"), "a real listing is not marked");
-        // The anonymous enquiry form.
+        // The anonymous inquiry form.
         assert.match(html, new RegExp(`<form method="post" action="/objekte/${mainId}/anfrage#anfrage">`));
         for (const f of ["name", "email", "phone", "message", "_csrf"]) {
           assert.match(html, new RegExp(`name="${f}"`));
@@ -347,7 +345,7 @@ Deno.test("listing pages", async (t) => {
       },
     );
 
-    await t.step("enquiry: anonymous form → 303 confirmation, rows and event written", async () => {
+    await t.step("inquiry: anonymous form → 303 confirmation, rows and event written", async () => {
       const before = await count("inquiries");
       const page = await anon.get(`/objekte/${mainId}`);
       const res = await anon.post(`/objekte/${mainId}/anfrage`, {
@@ -396,7 +394,7 @@ Deno.test("listing pages", async (t) => {
     });
 
     await t.step(
-      "enquiry: a name or phone with a line break is refused, naming the field; nothing written",
+      "inquiry: a name or phone with a line break is refused, naming the field; nothing written",
       async () => {
         const before = await count("inquiries");
         for (const [field, value] of [["name", "Max\r\nMuster"], ["phone", "030\n123456"]] as const) {
@@ -415,7 +413,7 @@ Deno.test("listing pages", async (t) => {
       },
     );
 
-    await t.step("enquiry: missing or wrong CSRF token, foreign Origin → 403, nothing written", async () => {
+    await t.step("inquiry: missing or wrong CSRF token, foreign Origin → 403, nothing written", async () => {
       const page = await anon.get(`/objekte/${mainId}`);
       const token = hiddenFields(page.html, `/objekte/${mainId}/anfrage#anfrage`)._csrf!;
       const fields = { name: "Eve", email: "eve@example.org", message: "Hallo" };
@@ -437,7 +435,7 @@ Deno.test("listing pages", async (t) => {
     });
 
     await t.step(
-      "enquiry: invalid input → 400 with the form filled again; unknown listing → 404",
+      "inquiry: invalid input → 400 with the form filled again; unknown listing → 404",
       async () => {
         const page = await anon.get(`/objekte/${mainId}`);
         const before = await count("inquiries");
@@ -485,7 +483,7 @@ Deno.test("listing pages", async (t) => {
       },
     );
 
-    await t.step("enquiry limits: the 6th enquiry per e-mail in 24 h → 429 page, nothing sent", async () => {
+    await t.step("inquiry limits: the 6th inquiry per e-mail in 24 h → 429 page, nothing sent", async () => {
       const email = "grenze@example.org";
       for (let i = 0; i < 5; i++) {
         const id = cityIds[i]!;
@@ -553,7 +551,7 @@ Deno.test("listing pages", async (t) => {
     await bert.signIn("bert.suche@example.org", PASSWORD);
     let annaInquiry = "";
 
-    await t.step("seeker: enquiry with the account → 303 to the thread", async () => {
+    await t.step("seeker: inquiry with the account → 303 to the thread", async () => {
       const page = await anna.get(`/objekte/${mainId}`);
       assert.equal(page.status, 200);
       assert.match(
@@ -585,7 +583,7 @@ Deno.test("listing pages", async (t) => {
       assert.equal(thread.headers.get("cache-control"), "no-store");
     });
 
-    await t.step("seeker: my enquiries list, thread, write again", async () => {
+    await t.step("seeker: my inquiries list, thread, write again", async () => {
       const list = await anna.get("/konto/anfragen");
       assert.equal(list.status, 200);
       assert.match(list.html, new RegExp(`<tr data-inquiry-id="${annaInquiry}">`));
@@ -620,7 +618,7 @@ Deno.test("listing pages", async (t) => {
       );
     });
 
-    await t.step("seeker isolation: another seeker's enquiry is the same 404 as an unknown id", async () => {
+    await t.step("seeker isolation: another seeker's inquiry is the same 404 as an unknown id", async () => {
       const own = await bert.get("/konto/anfragen");
       assert.equal(own.status, 200);
       assert.ok(!own.html.includes(annaInquiry));
@@ -643,7 +641,7 @@ Deno.test("listing pages", async (t) => {
       assert.equal(await count("inquiry_messages"), before);
     });
 
-    await t.step("not signed in: enquiry pages redirect to sign-in", async () => {
+    await t.step("not signed in: inquiry pages redirect to sign-in", async () => {
       for (const path of ["/konto/anfragen", `/konto/anfragen/${annaInquiry}`]) {
         const res = await anon.get(path);
         assert.equal(res.status, 303, path);
@@ -656,7 +654,7 @@ Deno.test("listing pages", async (t) => {
       assert.equal(res.headers.get("location"), "/anmelden");
     });
 
-    await t.step("provider: sees a note instead of the form and cannot enquire", async () => {
+    await t.step("provider: sees a note instead of the form and cannot inquire", async () => {
       const paula = new Jar(a);
       await paula.signIn("paula.anbieter@example.org", PASSWORD);
       const page = await paula.get(`/objekte/${mainId}`);
@@ -671,13 +669,13 @@ Deno.test("listing pages", async (t) => {
     });
 
     await t.step("seeker list: paging 24 per page", async () => {
-      // 25 more enquiries for Anna, in steps past every limit window (domain clock).
-      const deps = { db, clock: () => a.now(), reactions: agentReactions };
+      // 25 more inquiries for Anna, in steps past every limit window (domain clock).
+      const deps = a.deps;
       for (let i = 0; i < 25; i++) {
         if (i % 5 === 0) a.advance(25 * HOUR);
-        await sendInquiry(deps, {
+        await sendInquiryAs(deps, {
           listingId: cityIds[i]!,
-          enquirer: { seekerId: seekerA, name: "Anna Suche", email: "anna.suche@example.org", phone: null },
+          inquirer: { seekerId: seekerA, name: "Anna Suche", email: "anna.suche@example.org", phone: null },
           message: `Frage ${i}`,
           origin: null,
         });
@@ -692,7 +690,7 @@ Deno.test("listing pages", async (t) => {
       const rows2 = [...p2.html.matchAll(/<tr data-inquiry-id="([^"]+)">/g)].map((m) => m[1]!);
       assert.equal(rows2.length, 2);
       assert.equal(new Set([...rows1, ...rows2]).size, 26);
-      assert.ok(rows2.includes(annaInquiry), "the oldest enquiry is on the last page");
+      assert.ok(rows2.includes(annaInquiry), "the oldest inquiry is on the last page");
       assert.equal(relLink(p2.html, "prev"), "/konto/anfragen?page=1");
       for (const bad of ["0", "abc", "-1"]) {
         assert.equal((await anna.get(`/konto/anfragen?page=${bad}`)).status, 400, bad);

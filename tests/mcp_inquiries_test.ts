@@ -1,11 +1,10 @@
 /**
- * Enquiry tools on both MCP servers through real clients of every kind: the whole thread (seeker sends, provider
+ * Inquiry tools on both MCP servers through real clients of every kind: the whole thread (seeker sends, provider
  * lists, reads and replies, seeker reads and writes again, provider rejects, further messages refused), the exact
- * outbox row of every triggering action (name, whole `data`, owner, origin) and nothing more, anonymous enquirers
+ * outbox row of every triggering action (name, whole `data`, owner, origin) and nothing more, anonymous inquirers
  * (no reply.received), and isolation: foreign, malformed and unknown ids all answer the same `not_found` and
  * change nothing.
  */
-import { agentReactions } from "../agent/hooks.ts";
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
@@ -14,14 +13,14 @@ import { insertUser, startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 import { codedError } from "../mcp/tools/tool_error.ts";
 import { CLIENT_KINDS, connectClient, type ConnectedClient, mcpWorld } from "./mcp_helpers.ts";
+import { sendInquiryAs } from "./helpers.ts";
 
 const DAY = 86_400_000;
 const w = await mcpWorld();
 const db = w.tdb.db;
-const deps = { db, clock: () => w.t.now(), reactions: agentReactions };
+const deps = w.t.deps;
 const SEEKER_NAME = "Suchende";
 const SEEKER_EMAIL = "suchende@example.org";
 
@@ -107,7 +106,7 @@ async function expectOneEvent(before: Set<string>, e: Expected): Promise<void> {
   assert.equal(row.createdAt.getTime(), w.t.now());
 }
 
-/** Numbers of enquiries, messages and outbox rows. */
+/** Numbers of inquiries, messages and outbox rows. */
 async function counts(): Promise<{ inquiries: number; messages: number; outbox: number }> {
   const n = async (table: "inquiries" | "inquiry_messages" | "event_outbox") =>
     (await db.kysely.selectFrom(table).select(sql<number>`count(*)::int`.as("n")).executeTakeFirstOrThrow())
@@ -119,7 +118,7 @@ async function counts(): Promise<{ inquiries: number; messages: number; outbox: 
   };
 }
 
-/** The stored enquiry row. */
+/** The stored inquiry row. */
 async function inquiryRow(id: string) {
   return await db.kysely.selectFrom("inquiries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
@@ -160,8 +159,8 @@ async function assertTools(client: ConnectedClient, names: string[]): Promise<vo
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`${kind}: the whole enquiry thread on both servers, with its outbox rows`, async (t) => {
-    w.t.advance(DAY + 1); // a new day: earlier enquiries do not count against the limits
+  Deno.test(`${kind}: the whole inquiry thread on both servers, with its outbox rows`, async (t) => {
+    w.t.advance(DAY + 1); // a new day: earlier inquiries do not count against the limits
     const seeker = await connectClient(kind, w.url, w.seeker.key);
     const provider = await connectClient(kind, w.url, w.provider.key);
     const tag = `${kind}-${crypto.randomUUID().slice(0, 8)}`;
@@ -174,12 +173,12 @@ for (const kind of CLIENT_KINDS) {
     let inquiryId = "";
     let firstMessageId = "";
     try {
-      await t.step("both servers list their enquiry tools with fitting annotations", async () => {
+      await t.step("both servers list their inquiry tools with fitting annotations", async () => {
         await assertTools(seeker, SEEKER_TOOLS);
         await assertTools(provider, PROVIDER_TOOLS);
       });
 
-      await t.step("seeker: send_inquiry stores an open enquiry and writes inquiry.received", async () => {
+      await t.step("seeker: send_inquiry stores an open inquiry and writes inquiry.received", async () => {
         const before = await outboxIds();
         const data = ok(
           await seeker.callTool("send_inquiry", { listing_id: w.listingId, message: first, phone }),
@@ -233,7 +232,7 @@ for (const kind of CLIENT_KINDS) {
           assert.equal(all.page, 1);
           assert.equal(all.page_size, 24);
           const item = all.items.find((i: Res) => i.id === inquiryId);
-          assert.ok(item, "the new enquiry is listed");
+          assert.ok(item, "the new inquiry is listed");
           assert.deepEqual(
             { ...item, created_at: undefined, updated_at: undefined, last_message_at: undefined },
             {
@@ -265,7 +264,7 @@ for (const kind of CLIENT_KINDS) {
         },
       );
 
-      await t.step("provider: get_inquiry shows the enquirer's contact and the thread", async () => {
+      await t.step("provider: get_inquiry shows the inquirer's contact and the thread", async () => {
         const thread = ok(await provider.callTool("get_inquiry", { inquiry_id: inquiryId }));
         assert.equal(thread.id, inquiryId);
         assert.equal(thread.name, SEEKER_NAME);
@@ -308,7 +307,7 @@ for (const kind of CLIENT_KINDS) {
         assert.equal(item.status, "answered");
         assert.equal(item.message_count, 2);
         assert.equal(item.last_message_at, new Date(w.t.now()).toISOString());
-        assert.ok(list.items.every((i: Res) => i.listing_id === w.listingId), "only own enquiries");
+        assert.ok(list.items.every((i: Res) => i.listing_id === w.listingId), "only own inquiries");
         const thread = ok(await seeker.callTool("get_inquiry", { inquiry_id: inquiryId }));
         assert.deepEqual(thread.messages.map((m: Res) => [m.sender, m.body]), [["seeker", first], [
           "provider",
@@ -357,7 +356,7 @@ for (const kind of CLIENT_KINDS) {
       );
 
       await t.step(
-        "a rejected enquiry refuses every further message with conflict, writing nothing",
+        "a rejected inquiry refuses every further message with conflict, writing nothing",
         async () => {
           const before = await counts();
           const outbox = await outboxIds();
@@ -406,16 +405,16 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("an anonymous enquiry (form): inquiry.received without origin; replies and rejections notify nobody", async (t) => {
+Deno.test("an anonymous inquiry (form): inquiry.received without origin; replies and rejections notify nobody", async (t) => {
   w.t.advance(DAY + 1);
   const client = await connectClient("v2-modern", w.url, w.provider.key);
   try {
     let inquiryId = "";
     await t.step("sendInquiry stores it with quelle and a normalised e-mail", async () => {
       const before = await outboxIds();
-      const r = await sendInquiry(deps, {
+      const r = await sendInquiryAs(deps, {
         listingId: w.listingId,
-        enquirer: { seekerId: null, name: "Erika Muster", email: "  Erika.Muster@Example.ORG ", phone: null },
+        inquirer: { seekerId: null, name: "Erika Muster", email: "  Erika.Muster@Example.ORG ", phone: null },
         message: "Bitte um Rückruf.",
         quelle: "portal",
         origin: null,
@@ -459,16 +458,16 @@ Deno.test("an anonymous enquiry (form): inquiry.received without origin; replies
 for (const kind of CLIENT_KINDS) {
   Deno.test(`${kind}: foreign, malformed and unknown ids answer the same not_found and change nothing`, async () => {
     w.t.advance(DAY + 1);
-    // An open enquiry of seeker 1 in office 1, and one of seeker 2 in office 2.
-    const foreign = await sendInquiry(deps, {
+    // An open inquiry of seeker 1 in office 1, and one of seeker 2 in office 2.
+    const foreign = await sendInquiryAs(deps, {
       listingId: w.listingId,
-      enquirer: { seekerId: w.seeker.userId, name: SEEKER_NAME, email: SEEKER_EMAIL, phone: null },
+      inquirer: { seekerId: w.seeker.userId, name: SEEKER_NAME, email: SEEKER_EMAIL, phone: null },
       message: "Fremde Anfrage",
       origin: null,
     });
-    const own2 = await sendInquiry(deps, {
+    const own2 = await sendInquiryAs(deps, {
       listingId: listing2!,
-      enquirer: { seekerId: seeker2, name: "Suchende Zwei", email: "suchende2@example.org", phone: null },
+      inquirer: { seekerId: seeker2, name: "Suchende Zwei", email: "suchende2@example.org", phone: null },
       message: "Eigene Anfrage",
       origin: null,
     });
@@ -516,12 +515,12 @@ for (const kind of CLIENT_KINDS) {
 
       const seekerList = ok(await seeker.callTool("list_inquiries", { page_size: 60 }));
       assert.ok(seekerList.items.some((i: Res) => i.id === own2.inquiryId));
-      assert.ok(seekerList.items.every((i: Res) => i.listing_id === listing2), "only own enquiries");
+      assert.ok(seekerList.items.every((i: Res) => i.listing_id === listing2), "only own inquiries");
       const providerList = ok(await provider.callTool("list_inquiries", { page_size: 60 }));
       assert.ok(providerList.items.some((i: Res) => i.id === own2.inquiryId));
       assert.ok(
         providerList.items.every((i: Res) => i.listing_id === listing2),
-        "only the office's enquiries",
+        "only the office's inquiries",
       );
       assert.equal(providerList.total, providerList.items.length);
     } finally {

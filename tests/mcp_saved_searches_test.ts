@@ -10,16 +10,16 @@ import { insertUser } from "../db/accounts.ts";
 import { insertListings, type NewListing, setListingStatus } from "../db/listings.ts";
 import { listOutbox } from "../db/outbox.ts";
 import { createSavedSearch, runSavedSearches, SAVED_SEARCH_MAX } from "../searches/saved_searches.ts";
-import { request } from "./helpers.ts";
+import { request, seekerWho } from "./helpers.ts";
+import { act } from "../deps.ts";
 import { CLIENT_KINDS, connectClient, type ConnectedClient, mcpWorld } from "./mcp_helpers.ts";
 
 const w = await mcpWorld();
 const db = w.tdb.db;
 const logs: Array<{ level: string; msg: string }> = [];
 const runDeps = {
-  db,
-  clock: () => w.t.now(),
-  log: { log: (level: string, msg: string) => logs.push({ level, msg }) },
+  ...w.t.deps,
+  log: { log: (level: string, msg: string) => void logs.push({ level, msg }) },
 };
 const MINUTE = 60_000;
 
@@ -355,10 +355,11 @@ Deno.test("saved searches through MCP in every client kind", async (t) => {
             `the ${SAVED_SEARCH_MAX + 1}st saved search is a conflict, also when racing`,
             async () => {
               for (let i = 0; i < SAVED_SEARCH_MAX - 4; i++) {
-                await createSavedSearch(runDeps, me.userId, {
-                  name: `Füller ${i}`,
-                  filters: { city: "Nirgendwo2" },
-                });
+                await act(runDeps, seekerWho(me.userId), (a) =>
+                  createSavedSearch(a, {
+                    name: `Füller ${i}`,
+                    filters: { city: "Nirgendwo2" },
+                  }));
               }
               const race = await Promise.all(
                 [1, 2, 3].map((i) =>

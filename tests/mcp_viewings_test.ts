@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createApiKey } from "../auth/api_keys.ts";
-import type { Principal } from "../auth/principal.ts";
+import { act } from "../deps.ts";
+import { officeWho, seekerWho } from "./helpers.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
@@ -50,7 +51,7 @@ const listing2 = await listing(office2, 21, "published");
 const draft = await listing(w.officeId, 22, "draft");
 const withdrawn = await listing(w.officeId, 23, "withdrawn");
 
-/** Inserts an enquiry about `listingId` (of office 1 unless given); `seekerId` null makes an e-mail enquiry. */
+/** Inserts an inquiry about `listingId` (of office 1 unless given); `seekerId` null makes an e-mail inquiry. */
 async function inquiry(
   seekerId: string | null,
   opts: { listingId?: string; officeId?: string; status?: "open" | "rejected" | "closed"; name?: string } =
@@ -366,7 +367,7 @@ async function flow(kind: ClientKind, t: Deno.TestContext): Promise<void> {
       assert.equal(again.events.length, 0);
       assert.deepEqual(await bookingsOf(i1), [{ slot_id: slotA, status: "booked" }]);
 
-      // A rejected enquiry cannot book.
+      // A rejected inquiry cannot book.
       assert.equal(
         (await fail(s, "book_viewing", { inquiry_id: rejected, slot_id: slotA })).code,
         "conflict",
@@ -436,7 +437,7 @@ async function flow(kind: ClientKind, t: Deno.TestContext): Promise<void> {
         apiKeyId: w.seeker.keyId,
       }]);
       await call(s2, "book_viewing", { inquiry_id: j1, slot_id: slotA });
-      // An e-mail enquiry without a seeker account, booked by the office.
+      // An e-mail inquiry without a seeker account, booked by the office.
       await db.kysely.insertInto("viewing_bookings")
         .values({ slot_id: slotA, inquiry_id: k1, created_at: new Date(w.t.now()) }).execute();
     });
@@ -510,7 +511,7 @@ async function flow(kind: ClientKind, t: Deno.TestContext): Promise<void> {
       const before = await snapshot();
       const unknown = crypto.randomUUID();
       const attempts: Array<[ConnectedClient, string, Record<string, unknown>]> = [
-        // seeker: other seekers' enquiries, unpublished listings, slots of other listings, unknown, malformed
+        // seeker: other seekers' inquiries, unpublished listings, slots of other listings, unknown, malformed
         [s, "list_viewing_slots", { listing_id: draft }],
         [s, "list_viewing_slots", { listing_id: unknown }],
         [s, "list_viewing_slots", { listing_id: "kein-objekt" }],
@@ -625,18 +626,14 @@ for (const kind of CLIENT_KINDS) {
 }
 
 Deno.test("the last place goes to exactly one of several concurrent bookings", async () => {
-  const principal = (userId: string, role: "provider" | "seeker"): Principal => ({
-    userId,
-    role,
-    officeId: role === "provider" ? w.officeId : null,
-    right: role === "provider" ? "lesen" : "suchen",
-    origin: { kind: "api_key", keyId: crypto.randomUUID() },
-  });
-  const deps = { db, clock: () => w.t.now() };
+  const key = () => ({ apiKeyId: crypto.randomUUID() });
+  const deps = w.t.deps;
   const start = later(5 * 24 * HOUR);
-  const created = await createViewingSlots(deps, principal(w.provider.userId, "provider"), w.listingId, [
-    { start: iso(start), end: iso(start + HOUR), places: 2 },
-  ]);
+  const created = await act(
+    deps,
+    officeWho(w.officeId, w.provider.userId, key()),
+    (a) => createViewingSlots(a, w.listingId, [{ start: iso(start), end: iso(start + HOUR), places: 2 }]),
+  );
   const slotId = created.items[0]!.id;
   const people = await Promise.all(
     Array.from(
@@ -646,7 +643,7 @@ Deno.test("the last place goes to exactly one of several concurrent bookings", a
   );
   const inquiries = await Promise.all(people.map((u) => inquiry(u)));
   const results = await Promise.allSettled(
-    people.map((u, i) => bookViewing(deps, principal(u, "seeker"), inquiries[i]!, slotId)),
+    people.map((u, i) => act(deps, seekerWho(u, key()), (a) => bookViewing(a, inquiries[i]!, slotId))),
   );
   assert.equal(results.filter((r) => r.status === "fulfilled").length, 2);
   for (const r of results) {

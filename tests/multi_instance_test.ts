@@ -2,7 +2,7 @@
  * Several instances on one Postgres (docs/operations.md §6.3): three REAL service processes (`main.ts`) share a
  * database and a KV file, as instances on several machines share a Postgres server.
  *
- * - The enquiry limit holds exactly across them: ten simultaneous enquiries of one person, spread over the three,
+ * - The inquiry limit holds exactly across them: ten simultaneous inquiries of one person, spread over the three,
  *   give exactly five.
  * - Background work is shared: 50 events triggered through one instance are delivered once each, the first
  *   attempt by whichever instance comes first, p50 from commit to attempt under 200 ms and none over 2 s (the
@@ -107,7 +107,7 @@ Deno.test({
       for (let i = 0; i < INSTANCES; i++) services.push(await startService(env));
 
       await t.step(
-        "ten simultaneous enquiries of one person over three instances: exactly five",
+        "ten simultaneous inquiries of one person over three instances: exactly five",
         async () => {
           const results = await Promise.all(
             Array.from(
@@ -145,7 +145,7 @@ Deno.test({
         async (db) =>
           (await sql<{ id: string }>`select id from inquiries limit 1`.execute(db.kysely)).rows[0]!.id,
       );
-      /** Sends message `i` of the seeker's enquiry through `service`; returns its event id (message.received). */
+      /** Sends message `i` of the seeker's inquiry through `service`; returns its event id (message.received). */
       const message = async (service: Service, i: number): Promise<string> => {
         const r = await callTool(service, seekerKey, "send_message", {
           inquiry_id: inquiryId,

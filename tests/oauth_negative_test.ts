@@ -30,6 +30,8 @@ import {
   tokenMinter,
   tokensFor,
 } from "./oauth_support.ts";
+import { act } from "../deps.ts";
+import { seekerWho } from "./helpers.ts";
 
 async function withWorld(fn: (w: OAuthWorld, clientId: string) => Promise<void>): Promise<void> {
   const w = await oauthWorld();
@@ -315,11 +317,7 @@ Deno.test("OAuth negative cases", async (t) => {
       const tok = await tokensFor(w, clientId, w.seeker.email);
       assert.equal((await mcpCall(w, tok.access_token)).status, 200);
       assert.equal(
-        await disconnectApp(
-          { db: w.tdb.db, log: w.t.logs ? { log() {} } : { log() {} } },
-          w.seeker.userId,
-          clientId,
-        ),
+        await act(w.t.deps, seekerWho(w.seeker.userId), (a) => disconnectApp(a, w.seeker.userId, clientId)),
         true,
       );
       const res = await mcpCall(w, tok.access_token);

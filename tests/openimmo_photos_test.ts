@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import { zipSync } from "fflate";
 import { sql } from "kysely";
-import { agentReactions } from "../agent/hooks.ts";
 import { importOpenImmo, type ImportOptions } from "../catalogue/openimmo_import.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { addPhotos, listingPhotos } from "../photos/photos.ts";
-import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
+import { addPhotos, listingPhotos, preparePhotos } from "../photos/photos.ts";
+import { act } from "../deps.ts";
+import { closeAfterAll, officeWho, openTestDb, request, testApp } from "./helpers.ts";
 import { contains, GPS_MARK, jpegWithMetadata, pngBombHeader, testImage } from "./photo_fixtures.ts";
 
 const tdb = await openTestDb();
@@ -21,13 +21,9 @@ const t = await testApp(tdb.db);
 closeAfterAll(t, tdb);
 const db = tdb.db;
 const office = await ensureOffice(db, "Importbüro Fotos");
-const opts = (more: Partial<ImportOptions> = {}): ImportOptions => ({
-  now: new Date(),
-  reactions: agentReactions,
-  origin: null,
-  publish: true,
-  ...more,
-});
+const opts = (more: Partial<ImportOptions> = {}): ImportOptions => ({ publish: true, ...more });
+/** Imports `file` into the office as its provider does on the import page. */
+const importFile = (file: Uint8Array, o: ImportOptions) => importOpenImmo(t.deps, officeWho(office), file, o);
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -102,13 +98,13 @@ Deno.test("anhang images become photos; bad images make only their object invali
     "text.jpg": utf8("<html>kein Bild</html>"),
   });
 
-  const dry = await importOpenImmo(db, office, file, opts({ dryRun: true }));
+  const dry = await importFile(file, opts({ dryRun: true }));
   assert.equal(dry.committed, false);
   assert.equal(await listingOf("FOTO-1"), undefined);
   const none = await sql<{ n: number }>`select count(*)::int as n from photos`.execute(db.kysely);
   assert.equal(none.rows[0]!.n, 0, "a dry run stores no photo");
 
-  const s = await importOpenImmo(db, office, file, opts());
+  const s = await importFile(file, opts());
   assert.equal(s.committed, true);
   assert.equal(s.created, 2);
   assert.equal(s.photos, 3);
@@ -146,19 +142,20 @@ Deno.test("a re-import keeps photos of the same bytes, drops the others, and lea
     immobilie("RE-2", null),
   ]);
   const files = { "a.jpg": aussen, "b.png": innen, "c.jpg": extra };
-  await importOpenImmo(db, office, zip(first, files), opts());
+  await importFile(zip(first, files), opts());
   const id = (await listingOf("RE-1"))!;
   const before = await listingPhotos(t.deps, office, id);
   assert.equal(before.length, 2);
 
   // The same file again: nothing changes.
-  const same = await importOpenImmo(db, office, zip(first, files), opts());
+  const same = await importFile(zip(first, files), opts());
   assert.deepEqual([same.unchanged, same.updated], [2, 0]);
   assert.deepEqual(await listingPhotos(t.deps, office, id), before);
 
   // A hand-made photo on the object without images stays.
   const other = (await listingOf("RE-2"))!;
-  await addPhotos(t.deps, office, other, [{ bytes: extra, altText: "von Hand" }]);
+  const ready = await preparePhotos([{ bytes: extra, altText: "von Hand" }]);
+  await act(t.deps, officeWho(office), (a) => addPhotos(a, other, ready));
 
   // The inner view is the title image now, the outside view is gone, a new one is added.
   const second = openimmo([
@@ -168,7 +165,7 @@ Deno.test("a re-import keeps photos of the same bytes, drops the others, and lea
     ]),
     immobilie("RE-2", null),
   ]);
-  const s = await importOpenImmo(db, office, zip(second, files), opts());
+  const s = await importFile(zip(second, files), opts());
   assert.deepEqual(s.listings.map((l) => [l.objektnr_extern, l.result]), [["RE-1", "updated"], [
     "RE-2",
     "unchanged",
@@ -182,7 +179,7 @@ Deno.test("a re-import keeps photos of the same bytes, drops the others, and lea
   assert.deepEqual((await listingPhotos(t.deps, office, other)).map((p) => p.alt_text), ["von Hand"]);
 
   // A plain XML names files it cannot carry: the object imports, its photos stay, the summary says why.
-  const plain = await importOpenImmo(db, office, second, opts());
+  const plain = await importFile(second, opts());
   assert.deepEqual(plain.invalid, []);
   assert.ok(plain.unmapped.some((u) => u.element === "anhaenge/anhang (file not uploaded: send the zip)"));
   assert.deepEqual(await listingPhotos(t.deps, office, id), after);

@@ -13,12 +13,11 @@ import { insertUser, startMembership } from "../db/accounts.ts";
 import type { Db } from "../db/connection.ts";
 import { insertImported } from "../db/openimmo.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { serveTestApp } from "./helpers.ts";
+import { sendInquiryAs, serveTestApp } from "./helpers.ts";
 import { connectClient, type ConnectedClient } from "./mcp_helpers.ts";
 import { runDeno, type ServiceDb, serviceDb } from "./service_process.ts";
 import { main } from "../tasks/openimmo_import.ts";
 import { agentReactions } from "../agent/hooks.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 
 const FIXTURES = new URL("./fixtures/openimmo/", import.meta.url);
 const fixturePath = (name: string) => new URL(name, FIXTURES).pathname;
@@ -217,25 +216,25 @@ Deno.test("openimmo:import and import_openimmo create, update and withdraw one o
       },
     );
 
-    let enquiry = "";
-    /** The rejection proposals of the enquiry on OI-1003, with the origin of their proposal.pending. */
+    let inquiry = "";
+    /** The rejection proposals of the inquiry on OI-1003, with the origin of their proposal.pending. */
     const rejectionsOf = async (inquiryId: string) =>
       (await sql<{ status: string; origin: string | null }>`
         select p.status, o.origin_client_id as origin from proposals p
         join event_outbox o on o.name = 'proposal.pending' and o.data->>'vorschlag_id' = p.id::text
         where p.inquiry_id = ${inquiryId} and p.vorschlag_art = 'rejection'`.execute((await sh.db()).kysely))
         .rows;
-    await t.step("a published listing of the update file has an open enquiry", async () => {
+    await t.step("a published listing of the update file has an open inquiry", async () => {
       const db = await sh.db();
       await sql`update listings set status = 'published', published_at = now()
         where office_id = ${officeA} and external_number = 'OI-1003'`.execute(db.kysely);
       const id = of(await sh.snapshot(), officeA, "OI-1003").id;
-      enquiry = (await sendInquiry({ db, reactions: agentReactions }, {
+      const deps = { db, log: { log: () => {} }, reactions: agentReactions };
+      inquiry = (await sendInquiryAs(deps, {
         listingId: id,
-        enquirer: { seekerId: null, name: "Erika Muster", email: "erika@example.org", phone: null },
+        inquirer: { seekerId: null, name: "Erika Muster", email: "erika@example.org", phone: null },
         message: "Ist das Haus noch frei?",
         quelle: "email",
-        origin: null,
       })).inquiryId;
     });
 
@@ -247,7 +246,7 @@ Deno.test("openimmo:import and import_openimmo create, update and withdraw one o
       assert.match(r.stdout, /created 1, updated 2, unchanged 1, withdrawn 1, invalid 0/);
       assert.match(r.stdout, /nothing was written/);
       assert.deepEqual(await sh.snapshot(), beforeUpdate);
-      assert.deepEqual(await rejectionsOf(enquiry), [], "the dry run proposed nothing");
+      assert.deepEqual(await rejectionsOf(inquiry), [], "the dry run proposed nothing");
     });
 
     await t.step(
@@ -268,8 +267,8 @@ Deno.test("openimmo:import and import_openimmo create, update and withdraw one o
           "unchanged: untouched",
         );
         assert.equal(of(s, officeA, "OI-1003").status, "withdrawn");
-        // As withdraw_property: the agent proposes a rejection of the enquiry (the operator acted: no origin).
-        assert.deepEqual(await rejectionsOf(enquiry), [{ status: "offen", origin: null }]);
+        // As withdraw_property: the agent proposes a rejection of the inquiry (the operator acted: no origin).
+        assert.deepEqual(await rejectionsOf(inquiry), [{ status: "offen", origin: null }]);
         const villa = of(s, officeA, "OI-2001");
         assert.deepEqual([villa.status, villa.asked_price, villa.published_at], [
           "published",

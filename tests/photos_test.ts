@@ -17,13 +17,17 @@ import {
   addPhotos,
   deletePhoto,
   listingPhotos,
+  type PhotoChange,
   PhotoRefused,
   PHOTOS_PER_LISTING_MAX,
+  type PhotoUpload,
+  preparePhotos,
   publishedPhotos,
   reorderPhotos,
   updatePhoto,
 } from "../photos/photos.ts";
-import { closeAfterAll, openTestDb, request, testApp } from "./helpers.ts";
+import { act } from "../deps.ts";
+import { closeAfterAll, officeWho, openTestDb, request, testApp } from "./helpers.ts";
 import {
   concat,
   contains,
@@ -41,6 +45,18 @@ const db = tdb.db;
 const deps = t.deps;
 const office = await ensureOffice(db, "Fotobüro");
 const otherOffice = await ensureOffice(db, "Anderes Büro");
+
+/** The photo writes as the workspace and the tools make them: prepared first, then one action of the office. */
+async function addAs(officeId: string, listingId: string, uploads: PhotoUpload[]) {
+  const ready = await preparePhotos(uploads);
+  return await act(deps, officeWho(officeId), (a) => addPhotos(a, listingId, ready));
+}
+const updateAs = (officeId: string, photoId: string, change: PhotoChange) =>
+  act(deps, officeWho(officeId), (a) => updatePhoto(a, photoId, change));
+const deleteAs = (officeId: string, photoId: string) =>
+  act(deps, officeWho(officeId), (a) => deletePhoto(a, photoId));
+const reorderAs = (officeId: string, listingId: string, ids: string[]) =>
+  act(deps, officeWho(officeId), (a) => reorderPhotos(a, listingId, ids));
 
 let listings = 0;
 async function listing(status: "draft" | "published" = "published", officeId = office): Promise<string> {
@@ -89,7 +105,7 @@ const webp = await testImage(1400, 700, "webp", 3);
 
 Deno.test("an upload of several images stores each with its variants, in order, the first as title image", async () => {
   const id = await listing();
-  const r = await addPhotos(deps, office, id, [
+  const r = await addAs(office, id, [
     { bytes: jpeg, altText: "  Wohnzimmer mit Blick  " },
     { bytes: png },
     { bytes: webp, altText: "Garten" },
@@ -112,7 +128,7 @@ Deno.test("an upload of several images stores each with its variants, in order, 
     assert.match(v.url, /^\/fotos\/[0-9a-f]{64}-\d+\.(webp|jpg)$/);
   }
   // The same bytes again are not stored twice; a new one is appended.
-  const again = await addPhotos(deps, office, id, [{ bytes: jpeg }, {
+  const again = await addAs(office, id, [{ bytes: jpeg }, {
     bytes: await testImage(300, 300, "jpeg", 9),
   }]);
   assert.equal(again.added, 1);
@@ -137,7 +153,7 @@ Deno.test("a hostile file refuses the whole upload, naming it and why; nothing i
     ["archiv.jpg", concat(zipTail(), jpeg), "unsupported_type", "unsupported_media_type"],
   ];
   for (const [name, bytes, refusal, code] of cases) {
-    const e = await refusedWith(addPhotos(deps, office, id, [{ bytes: jpeg, name: "ok.jpg" }, {
+    const e = await refusedWith(addAs(office, id, [{ bytes: jpeg, name: "ok.jpg" }, {
       bytes,
       name,
     }]));
@@ -157,13 +173,13 @@ Deno.test("uploads are scoped to the office; limits of a listing and of one uplo
   const mine = await listing();
   const theirs = await listing("published", otherOffice);
   const before = await stored();
-  assert.equal(await codeOf(addPhotos(deps, office, theirs, [{ bytes: jpeg }])), "not_found");
-  assert.equal(await codeOf(addPhotos(deps, office, crypto.randomUUID(), [{ bytes: jpeg }])), "not_found");
-  assert.equal(await codeOf(addPhotos(deps, office, "nope", [{ bytes: jpeg }])), "not_found");
+  assert.equal(await codeOf(addAs(office, theirs, [{ bytes: jpeg }])), "not_found");
+  assert.equal(await codeOf(addAs(office, crypto.randomUUID(), [{ bytes: jpeg }])), "not_found");
+  assert.equal(await codeOf(addAs(office, "nope", [{ bytes: jpeg }])), "not_found");
   assert.equal(await codeOf(listingPhotos(deps, office, theirs)), "not_found");
-  assert.equal(await codeOf(addPhotos(deps, office, mine, [])), "invalid_request");
+  assert.equal(await codeOf(addAs(office, mine, [])), "invalid_request");
   assert.equal(
-    await codeOf(addPhotos(deps, office, mine, [{ bytes: jpeg, altText: "x".repeat(301) }])),
+    await codeOf(addAs(office, mine, [{ bytes: jpeg, altText: "x".repeat(301) }])),
     "invalid_request",
   );
   assert.deepEqual(await stored(), before);
@@ -172,23 +188,21 @@ Deno.test("uploads are scoped to the office; limits of a listing and of one uplo
     Array.from({ length: PHOTOS_PER_LISTING_MAX + 1 }, (_, i) => testImage(48, 32, "jpeg", 100 + i)),
   );
   for (let i = 0; i < PHOTOS_PER_LISTING_MAX; i += 20) {
-    await addPhotos(
-      deps,
+    await addAs(
       office,
       mine,
       small.slice(i, Math.min(i + 20, PHOTOS_PER_LISTING_MAX)).map((bytes) => ({ bytes })),
     );
   }
   assert.equal((await listingPhotos(deps, office, mine)).length, PHOTOS_PER_LISTING_MAX);
-  assert.equal(await codeOf(addPhotos(deps, office, mine, [{ bytes: small.at(-1)! }])), "conflict");
+  assert.equal(await codeOf(addAs(office, mine, [{ bytes: small.at(-1)! }])), "conflict");
   assert.equal((await listingPhotos(deps, office, mine)).length, PHOTOS_PER_LISTING_MAX);
 });
 
 Deno.test("order, title image, alt text and deletion", async () => {
   const id = await listing();
   const imgs = await Promise.all([1, 2, 3, 4].map((s) => testImage(64, 48, "jpeg", 200 + s)));
-  const { photos } = await addPhotos(
-    deps,
+  const { photos } = await addAs(
     office,
     id,
     imgs.map((bytes, i) => ({ bytes, altText: `Bild ${i}` })),
@@ -196,47 +210,47 @@ Deno.test("order, title image, alt text and deletion", async () => {
   const [a, b, c, d] = photos.map((p) => p.foto_id) as [string, string, string, string];
 
   // Title image: position 0; the others shift.
-  let now = await updatePhoto(deps, office, c, { position: 0 });
+  let now = await updateAs(office, c, { position: 0 });
   assert.deepEqual(now.map((p) => p.foto_id), [c, a, b, d]);
   assert.deepEqual(now.map((p) => p.titelbild), [true, false, false, false]);
-  now = await updatePhoto(deps, office, c, { position: 99 });
+  now = await updateAs(office, c, { position: 99 });
   assert.deepEqual(now.map((p) => p.foto_id), [a, b, d, c]);
-  now = await reorderPhotos(deps, office, id, [d, c, b, a]);
+  now = await reorderAs(office, id, [d, c, b, a]);
   assert.deepEqual(now.map((p) => [p.foto_id, p.position]), [[d, 0], [c, 1], [b, 2], [a, 3]]);
-  assert.equal(await codeOf(reorderPhotos(deps, office, id, [d, c, b])), "invalid_request");
-  assert.equal(await codeOf(reorderPhotos(deps, office, id, [d, c, b, b])), "invalid_request");
+  assert.equal(await codeOf(reorderAs(office, id, [d, c, b])), "invalid_request");
+  assert.equal(await codeOf(reorderAs(office, id, [d, c, b, b])), "invalid_request");
 
   // Alt text: set, trimmed, cleared; control characters refused.
-  now = await updatePhoto(deps, office, b, { altText: "  Küche  " });
+  now = await updateAs(office, b, { altText: "  Küche  " });
   assert.equal(now.find((p) => p.foto_id === b)!.alt_text, "Küche");
-  now = await updatePhoto(deps, office, b, { altText: "" });
+  now = await updateAs(office, b, { altText: "" });
   assert.equal(now.find((p) => p.foto_id === b)!.alt_text, null);
-  assert.equal(await codeOf(updatePhoto(deps, office, b, { altText: "a\u0000b" })), "invalid_request");
-  assert.equal(await codeOf(updatePhoto(deps, office, b, { position: -1 })), "invalid_request");
+  assert.equal(await codeOf(updateAs(office, b, { altText: "a\u0000b" })), "invalid_request");
+  assert.equal(await codeOf(updateAs(office, b, { position: -1 })), "invalid_request");
 
   // Deleting the title image makes the next one the title image; positions stay 0 … n-1.
-  now = await deletePhoto(deps, office, d);
+  now = await deleteAs(office, d);
   assert.deepEqual(now.map((p) => [p.foto_id, p.position]), [[c, 0], [b, 1], [a, 2]]);
 
   // Another office's photo answers like an unknown one and changes nothing.
   const before = await listingPhotos(deps, office, id);
-  assert.equal(await codeOf(updatePhoto(deps, otherOffice, a, { position: 0 })), "not_found");
-  assert.equal(await codeOf(deletePhoto(deps, otherOffice, a)), "not_found");
-  assert.equal(await codeOf(deletePhoto(deps, office, crypto.randomUUID())), "not_found");
-  assert.equal(await codeOf(reorderPhotos(deps, otherOffice, id, [c, b, a])), "not_found");
+  assert.equal(await codeOf(updateAs(otherOffice, a, { position: 0 })), "not_found");
+  assert.equal(await codeOf(deleteAs(otherOffice, a)), "not_found");
+  assert.equal(await codeOf(deleteAs(office, crypto.randomUUID())), "not_found");
+  assert.equal(await codeOf(reorderAs(otherOffice, id, [c, b, a])), "not_found");
   assert.deepEqual(await listingPhotos(deps, office, id), before);
 });
 
 Deno.test("serving: content-addressed, immutable, ETag and 304; 404 unless the listing is published", async () => {
   const id = await listing("draft");
   const gps = await jpegWithMetadata(800, 500);
-  const { photos } = await addPhotos(deps, office, id, [{ bytes: gps, altText: "Fassade" }]);
+  const { photos } = await addAs(office, id, [{ bytes: gps, altText: "Fassade" }]);
   const webpUrl = photos[0]!.varianten[0]!.url;
   const jpgUrl = photos[0]!.varianten.at(-1)!.url;
   const hash = /([0-9a-f]{64})/.exec(webpUrl)![1]!;
 
   assert.equal((await request(t.app, webpUrl)).status, 404, "a draft's photos are not public");
-  await publishStock(db, office, id, new Date());
+  await act(deps, officeWho(office), (a) => publishStock(a, id));
   assert.equal((await publishedPhotos(deps, [id])).get(id)?.length, 1);
 
   const res = await request(t.app, webpUrl);
@@ -299,14 +313,14 @@ Deno.test("serving: content-addressed, immutable, ETag and 304; 404 unless the l
     );
     assert.equal((await publishedPhotos(deps, [id])).size, 0, why);
   };
-  const act = { officeId: office, id, now: new Date(), origin: null };
-  await reserveStock(deps, act);
+  const asOffice = officeWho(office);
+  await act(deps, asOffice, (a) => reserveStock(a, id));
   await gone("reserved");
-  await publishStock(db, office, id, new Date());
+  await act(deps, asOffice, (a) => publishStock(a, id));
   assert.equal((await request(t.app, webpUrl)).status, 200);
-  await withdrawStock(deps, act);
+  await act(deps, asOffice, (a) => withdrawStock(a, id));
   await gone("withdrawn");
-  await publishStock(db, office, id, new Date());
+  await act(deps, asOffice, (a) => publishStock(a, id));
   assert.equal((await request(t.app, webpUrl)).status, 200);
   await db.kysely.deleteFrom("listings").where("id", "=", id).execute();
   assert.equal((await request(t.app, webpUrl)).status, 404, "deleted");
@@ -317,7 +331,7 @@ Deno.test("serving: content-addressed, immutable, ETag and 304; 404 unless the l
 
 Deno.test("the REST listing keeps exactly its 12 fields when it has photos", async () => {
   const id = await listing();
-  await addPhotos(deps, office, id, [{ bytes: jpeg }]);
+  await addAs(office, id, [{ bytes: jpeg }]);
   const res = await request(t.app, `/api/public/properties/${id}`);
   assert.equal(res.status, 200);
   assert.deepEqual(Object.keys(await res.json()).sort(), [...LISTING_FIELDS].sort());

@@ -1,6 +1,6 @@
 /**
  * The public pages at the HTTP level: content negotiation of `/` and of unknown paths (a browser gets HTML, an API
- * client the JSON 404), the doctype of every page, German numbers in the search form, the enquiry error at the
+ * client the JSON 404), the doctype of every page, German numbers in the search form, the inquiry error at the
  * form with the wrong field marked, and the location value of invented land-value zones labelled as invented.
  */
 import assert from "node:assert/strict";
@@ -240,7 +240,7 @@ Deno.test("search form: German numbers are read, shown back, and a wrong one is 
   assert.equal(restComma.status, 400);
 });
 
-Deno.test("enquiry refused: the error is at the form (#anfrage), names the field and marks it", async () => {
+Deno.test("inquiry refused: the error is at the form (#anfrage), names the field and marks it", async () => {
   const page = await get(`/objekte/${cheap}`, BROWSER_ACCEPT);
   const action = `/objekte/${cheap}/anfrage#anfrage`;
   assert.match(page.body, new RegExp(`<section id="anfrage">`));

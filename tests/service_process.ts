@@ -17,7 +17,7 @@ import { migrate } from "../db/migrate.ts";
 import { ensureOffice } from "../db/offices.ts";
 import type { Database } from "../db/schema.ts";
 import { insertSubscription } from "../db/subscriptions.ts";
-import { recordEvent } from "../events/outbox.ts";
+import { writeEvent } from "../events/outbox.ts";
 import { secretBox } from "../events/signing.ts";
 import { newSubscriptionId } from "../events/subscriptions.ts";
 import { DATABASE_URL, TEST_AUTH_SECRET } from "./helpers.ts";
@@ -283,7 +283,7 @@ export async function recordInquiries(db: Db, p: EventPeople, n: number): Promis
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       ids.push(
-        await recordEvent(tx, {
+        await writeEvent(tx, {
           name: "inquiry.received",
           data: {
             anfrage_id: crypto.randomUUID(),

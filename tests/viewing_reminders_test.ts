@@ -4,7 +4,6 @@
  * cancelled slots, fresh reminders after a move, and only `1h` for a slot booked half an hour before its start.
  */
 import assert from "node:assert/strict";
-import type { Principal } from "../auth/principal.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
@@ -12,7 +11,8 @@ import { ensureOffice } from "../db/offices.ts";
 import { listOutbox } from "../db/outbox.ts";
 import { runViewingReminders } from "../viewings/reminders.ts";
 import { bookViewing, cancelViewingSlot, createViewingSlots, moveViewingSlot } from "../viewings/viewings.ts";
-import { openTestDb, testApp } from "./helpers.ts";
+import { act } from "../deps.ts";
+import { officeWho, openTestDb, seekerWho, testApp } from "./helpers.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -20,29 +20,17 @@ const HOUR = 60 * MIN;
 const tdb = await openTestDb();
 const db = tdb.db;
 const t = await testApp(db);
-const deps = { db, clock: () => t.now(), log: { log: () => {} } };
+const deps = t.deps;
 
 const officeId = await ensureOffice(db, "Erinnerungsbüro");
 const [listingId] = await insertListings(db, officeId, [
   { ...sampleListing(1, prng(5), Date.now()), beispiel: true, status: "published" },
 ]);
 const seekerId = await insertUser(db, { email: "gast@example.org", name: "Gast", role: "seeker" });
-const provider: Principal = {
-  userId: "provider-user",
-  role: "provider",
-  officeId,
-  right: "lesen",
-  origin: { kind: "api_key", keyId: crypto.randomUUID() },
-};
-const seeker: Principal = {
-  userId: seekerId,
-  role: "seeker",
-  officeId: null,
-  right: "suchen",
-  origin: { kind: "api_key", keyId: crypto.randomUUID() },
-};
+const provider = officeWho(officeId, undefined, { apiKeyId: crypto.randomUUID() });
+const seeker = seekerWho(seekerId, { apiKeyId: crypto.randomUUID() });
 
-/** A new open enquiry of the seeker about the listing. */
+/** A new open inquiry of the seeker about the listing. */
 async function inquiry(): Promise<string> {
   const r = await db.kysely.insertInto("inquiries").values({
     listing_id: listingId!,
@@ -58,9 +46,10 @@ async function inquiry(): Promise<string> {
 
 /** Creates one slot of one hour starting at `start` (ms) and returns its id. */
 async function slot(start: number): Promise<string> {
-  const r = await createViewingSlots(deps, provider, listingId!, [
-    { start: new Date(start).toISOString(), end: new Date(start + HOUR).toISOString(), places: 5 },
-  ]);
+  const r = await act(deps, provider, (x) =>
+    createViewingSlots(x, listingId!, [
+      { start: new Date(start).toISOString(), end: new Date(start + HOUR).toISOString(), places: 5 },
+    ]));
   return r.items[0]!.id;
 }
 
@@ -107,9 +96,10 @@ Deno.test("viewing reminders", async (tt) => {
   const a = await slot(startA);
   const empty = await slot(startA);
   const cancelled = await slot(startA);
-  await bookViewing(deps, seeker, await inquiry(), a);
-  await bookViewing(deps, seeker, await inquiry(), cancelled);
-  await cancelViewingSlot(deps, provider, cancelled);
+  const [i1, i2] = [await inquiry(), await inquiry()];
+  await act(deps, seeker, (x) => bookViewing(x, i1, a));
+  await act(deps, seeker, (x) => bookViewing(x, i2, cancelled));
+  await act(deps, provider, (a) => cancelViewingSlot(a, cancelled));
 
   await tt.step("nothing before the 24 h window", async () => {
     assert.equal(await runViewingReminders(deps), 0);
@@ -156,10 +146,11 @@ Deno.test("viewing reminders", async (tt) => {
 
   await tt.step("a moved slot gets reminders for its new start", async () => {
     const newStart = Math.floor(t.now() / MIN) * MIN + 20 * HOUR; // inside the 24 h window at once
-    await moveViewingSlot(deps, provider, a, {
-      start: new Date(newStart).toISOString(),
-      end: new Date(newStart + HOUR).toISOString(),
-    });
+    await act(deps, provider, (x) =>
+      moveViewingSlot(x, a, {
+        start: new Date(newStart).toISOString(),
+        end: new Date(newStart + HOUR).toISOString(),
+      }));
     assert.equal(await runConcurrently(2), 1);
     let rows = await reminders(a);
     assert.equal(rows.length, 3);
@@ -178,7 +169,8 @@ Deno.test("viewing reminders", async (tt) => {
     assert.equal(await runViewingReminders(deps), 0); // in its 24 h window, but without guests
     t.advance(startL - 30 * MIN - t.now());
     assert.equal(await runViewingReminders(deps), 0);
-    await bookViewing(deps, seeker, await inquiry(), late);
+    const ilate = await inquiry();
+    await act(deps, seeker, (x) => bookViewing(x, ilate, late));
     assert.equal(await runConcurrently(2), 1);
     const rows = await reminders(late);
     assert.equal(rows.length, 1);

@@ -8,13 +8,21 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApiKey } from "../auth/api_keys.ts";
 import { createPerson } from "../auth/accounts.ts";
-import type { Principal } from "../auth/principal.ts";
+import { act } from "../deps.ts";
 import { endMembership, startMembership } from "../db/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
 import { bookViewing, createViewingSlots } from "../viewings/viewings.ts";
-import { closeAfterAll, openTestDb, request, serveTestApp, testApp } from "./helpers.ts";
+import {
+  closeAfterAll,
+  officeWho,
+  openTestDb,
+  request,
+  seekerWho,
+  sendInquiryAs,
+  serveTestApp,
+  testApp,
+} from "./helpers.ts";
 import { connectClient } from "./mcp_helpers.ts";
 
 const PASSWORD = "werkbank-geheim-789";
@@ -59,28 +67,24 @@ function row(title: string, p: Partial<NewListing> = {}): NewListing {
 const [listingA, listingA2] = await insertListings(db, officeA, [row("Wohnung A"), row("Wohnung A2")]);
 const [listingB] = await insertListings(db, officeB, [row("Wohnung B")]);
 
-const principalOf = (userId: string, officeId: string | null, right: "lesen" | "suchen"): Principal => ({
-  userId,
-  role: right === "lesen" ? "provider" : "seeker",
-  officeId,
-  right,
-  origin: { kind: "api_key", keyId: crypto.randomUUID() },
-});
+const viaKey = () => ({ apiKeyId: crypto.randomUUID() });
 
-async function enquire(listingId: string, name: string, email: string, seekerId: string | null = null) {
-  return await sendInquiry(a.deps, {
+async function inquire(listingId: string, name: string, email: string, seekerId: string | null = null) {
+  return await sendInquiryAs(a.deps, {
     listingId,
-    enquirer: { seekerId, name, email, phone: null },
+    inquirer: { seekerId, name, email, phone: null },
     message: `Hallo, ich interessiere mich (${name}).`,
     origin: null,
   });
 }
-const inqA = await enquire(listingA!, "Gustav Gast", "gustav@example.org");
-const inqB = await enquire(listingB!, "Berta Bremen", "berta@example.org");
+const inqA = await inquire(listingA!, "Gustav Gast", "gustav@example.org");
+const inqB = await inquire(listingB!, "Berta Bremen", "berta@example.org");
 const future = (h: number) => new Date(a.now() + h * 3_600_000).toISOString();
-const slotsB = await createViewingSlots(a.deps, principalOf(agentB, officeB, "lesen"), listingB!, [
-  { start: future(48), end: future(49), places: 2 },
-]);
+const slotsB = await act(
+  a.deps,
+  officeWho(officeB, agentB, viaKey()),
+  (x) => createViewingSlots(x, listingB!, [{ start: future(48), end: future(49), places: 2 }]),
+);
 const slotB = slotsB.items[0]!.id;
 const proposalB =
   (await sql<{ id: string }>`select id from proposals where office_id = ${officeB}`.execute(db.kysely))
@@ -152,12 +156,12 @@ async function snapshot(): Promise<Record<string, string[]>> {
   return out;
 }
 
-Deno.test("workspace: a member sees the office's overview, stock, enquiries, viewings and proposals", async () => {
+Deno.test("workspace: a member sees the office's overview, stock, inquiries, viewings and proposals", async () => {
   const home = await janeA.send("/anbieter");
   assert.equal(home.status, 200);
   assert.match(home.html, /^<!DOCTYPE html>|^<html/i);
   assert.match(home.html, /data-status="published"><b>2<\/b>/);
-  assert.match(home.html, /data-count="enquiries">\(1\)/);
+  assert.match(home.html, /data-count="inquiries">\(1\)/);
   assert.match(home.html, /data-count="proposals">\(1\)/);
   const stock = await janeA.send("/anbieter/objekte");
   assert.ok(stock.html.includes(listingA!) && stock.html.includes(listingA2!));
@@ -282,9 +286,9 @@ Deno.test("workspace: a web action and its MCP tool write the same rows and the 
   const key = await createApiKey(db, agentA, "Vergleich");
   const client = await connectClient("v2-modern", `${origin}/mcp`, key.key);
   try {
-    // Reply: two enquiries of seeker accounts, one answered on the web, one with reply_to_inquiry.
-    const one = await enquire(listingA2!, "Sina Suche", "suchend.w@example.org", seeker);
-    const two = await enquire(listingA2!, "Sina Suche", "suchend.w@example.org", seeker);
+    // Reply: two inquiries of seeker accounts, one answered on the web, one with reply_to_inquiry.
+    const one = await inquire(listingA2!, "Sina Suche", "suchend.w@example.org", seeker);
+    const two = await inquire(listingA2!, "Sina Suche", "suchend.w@example.org", seeker);
     const web = await janeA.post(`/anbieter/anfragen/${one.inquiryId}/antwort`, { message: "Gern, Termin?" });
     assert.equal(web.status, 303, web.html);
     const mcp = await client.callTool("reply_to_inquiry", {
@@ -338,10 +342,10 @@ Deno.test("workspace: a web action and its MCP tool write the same rows and the 
     );
     assert.deepEqual(bare(listings[0]!, ["published_at"]), bare(listings[1]!, ["published_at"]));
 
-    // Withdraw: two published listings with one live enquiry each; the web and withdraw_property give the same
+    // Withdraw: two published listings with one live inquiry each; the web and withdraw_property give the same
     // rows and events.
     const [wA, wB] = await insertListings(db, officeA, [row("Rückzug Web"), row("Rückzug Web")]);
-    for (const id of [wA!, wB!]) await enquire(id, "Walter Weg", `walter.${id.slice(0, 8)}@example.org`);
+    for (const id of [wA!, wB!]) await inquire(id, "Walter Weg", `walter.${id.slice(0, 8)}@example.org`);
     const wd = await janeA.post(`/anbieter/objekte/${wA}/status`, { aktion: "withdraw" });
     assert.equal(wd.status, 303, JSON.stringify(a.logs.filter((l) => l.level === "error")));
     const viaTool = await client.callTool("withdraw_property", { id: wB });
@@ -371,13 +375,18 @@ Deno.test("workspace: a web action and its MCP tool write the same rows and the 
     assert.equal(pending[0]!.origin_api_key_id, null);
 
     // Move: a booked slot moved on the web and with move_viewing_slot gives the same viewing.changed.
-    const slots = await createViewingSlots(a.deps, principalOf(agentA, officeA, "lesen"), listingA2!, [
-      { start: future(30), end: future(31), places: 1 },
-      { start: future(30), end: future(31), places: 1 },
-    ]);
-    const seekerP = principalOf(seeker, null, "suchen");
-    await bookViewing(a.deps, seekerP, one.inquiryId, slots.items[0]!.id);
-    await bookViewing(a.deps, seekerP, two.inquiryId, slots.items[1]!.id);
+    const slots = await act(
+      a.deps,
+      officeWho(officeA, agentA, viaKey()),
+      (x) =>
+        createViewingSlots(x, listingA2!, [
+          { start: future(30), end: future(31), places: 1 },
+          { start: future(30), end: future(31), places: 1 },
+        ]),
+    );
+    const seekerP = seekerWho(seeker, viaKey());
+    await act(a.deps, seekerP, (x) => bookViewing(x, one.inquiryId, slots.items[0]!.id));
+    await act(a.deps, seekerP, (x) => bookViewing(x, two.inquiryId, slots.items[1]!.id));
     const moved = await janeA.post(`/anbieter/termine/${slots.items[0]!.id}/verlegen`, {
       date: "2030-03-05",
       start: "14:00",

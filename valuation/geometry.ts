@@ -25,7 +25,6 @@ export interface BBox {
 }
 
 export { type Crs, parseCrs, SUPPORTED_CRS } from "./crs.ts";
-import type { Crs } from "./crs.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exact orientation

@@ -3,8 +3,8 @@
  * Run every minute by a `Deno.cron`; safe to run in several processes at once.
  */
 import { insertDueReminders } from "../db/viewings.ts";
-import { recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { recordEvent } from "../events/outbox.ts";
+import { act, type ActDeps, SERVICE } from "../deps.ts";
 import { whenDe } from "./text.ts";
 
 const SATZ = {
@@ -19,12 +19,11 @@ const SATZ = {
  * the outbox row only when the reminder row was new); a moved slot fires again for its new start. Returns the
  * number of events written.
  */
-export async function runViewingReminders(deps: Pick<AppDeps, "db" | "clock" | "log">): Promise<number> {
-  const now = nowOf(deps);
-  const written = await withEvents(deps, async (tx) => {
-    const due = await insertDueReminders(tx, now);
+export async function runViewingReminders(deps: ActDeps): Promise<number> {
+  const written = await act(deps, SERVICE, async (a) => {
+    const due = await insertDueReminders(a.tx, a.now);
     for (const r of due) {
-      await recordEvent(tx, {
+      await recordEvent(a, {
         name: "viewing.upcoming",
         data: {
           termin_id: r.slot_id,
@@ -34,8 +33,6 @@ export async function runViewingReminders(deps: Pick<AppDeps, "db" | "clock" | "
           satz: `Die Besichtigung am ${whenDe(r.starts_at)} ${SATZ[r.fenster]}.`,
         },
         owner: { office: r.office_id },
-        origin: null,
-        at: now,
       });
     }
     return due.length;

@@ -1,22 +1,21 @@
 /**
  * Viewings (`Besichtigungen`): providers offer slots (`termin`) on their listings, seekers book one slot per
- * enquiry, move to another or give it up; providers move or cancel slots. Every change writes its rows and its
+ * inquiry, move to another or give it up; providers move or cancel slots. Every change writes its rows and its
  * events (viewing.booked, viewing.cancelled, viewing.changed) in one transaction. Used by MCP tools and pages.
  *
- * Access: a provider reaches only its office's listings and slots, a seeker only their own enquiries and slots
+ * Access: a provider reaches only its office's listings and slots, a seeker only their own inquiries and slots
  * of published listings; anything else (including malformed ids) is `not_found`, exactly like an unknown id.
  */
 import { idOrNotFound } from "../ids.ts";
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../catalogue/listing.ts";
 import type { Kysely } from "kysely";
-import { officeOf, type Principal } from "../auth/principal.ts";
 import * as sqlv from "../db/viewings.ts";
 import type { Database } from "../db/schema.ts";
 import { AppError } from "../errors.ts";
-import { originOf, recordEvent, withEvents } from "../events/outbox.ts";
-import { type AppDeps, nowOf } from "../deps.ts";
+import { recordEvent } from "../events/outbox.ts";
+import { actingOffice, actingSeeker, type Action, type AppDeps, nowOf } from "../deps.ts";
 import { spanDe, whenDe } from "./text.ts";
-import { recordEnquirerMail } from "../inquiries/enquirer_mail.ts";
+import { recordInquirerMail } from "../inquiries/inquirer_mail.ts";
 import { inquiryWritable } from "../inquiries/inquiries.ts";
 
 /** The most slots one call may create. */
@@ -94,16 +93,16 @@ export interface BookingResult {
   listing_id: string;
   start: string;
   end: string;
-  /** The enquiry had another slot booked, which this booking replaced. */
+  /** The inquiry had another slot booked, which this booking replaced. */
   moved: boolean;
-  /** The enquiry had already booked this slot; nothing changed. */
+  /** The inquiry had already booked this slot; nothing changed. */
   unchanged: boolean;
 }
 
 /** What giving up a booking did. */
 export interface CancelResult {
   inquiry_id: string;
-  /** Whether a booking was given up (false: the enquiry had none). */
+  /** Whether a booking was given up (false: the inquiry had none). */
   cancelled: boolean;
   slot_id: string | null;
   start: string | null;
@@ -112,13 +111,8 @@ export interface CancelResult {
 /** What a provider's change of a slot did. */
 export interface SlotChangeResult {
   slot: ProviderSlot;
-  /** How many booked enquiries the change concerned. */
+  /** How many booked inquiries the change concerned. */
   bookings_affected: number;
-}
-
-function seekerOf(principal: Principal): string {
-  if (principal.right !== "suchen") throw new AppError("not_found");
-  return principal.userId;
 }
 
 function parseTime(value: string, field: string): Date {
@@ -198,15 +192,14 @@ function providerSlot(s: sqlv.SlotWithCount, bookings: sqlv.SlotBooking[]): Prov
  * places. Throws `not_found` for a listing outside the office, `invalid_request` for a broken rule.
  */
 export async function createViewingSlots(
-  deps: ViewingDeps,
-  principal: Principal,
+  a: Action,
   listingId: string,
   slots: SlotInput[],
 ): Promise<{ listing_id: string; items: ProviderSlot[] }> {
-  const officeId = officeOf(principal);
+  const officeId = actingOffice(a);
   const id = idOrNotFound(listingId);
-  const now = nowOf(deps);
-  const status = await sqlv.officeListingStatus(deps.db.kysely, id, officeId);
+  const now = a.now;
+  const status = await sqlv.officeListingStatus(a.tx, id, officeId);
   if (status === undefined) throw new AppError("not_found");
   if (status === "withdrawn" || status === "reserved") {
     throw new AppError("conflict", { reason: "listing_unavailable", names: [status] });
@@ -223,17 +216,16 @@ export async function createViewingSlots(
     office_id: officeId,
     ...checkSlot(s, now, `slots[${i}].`),
   })).map(({ start, end, ...r }) => ({ ...r, starts_at: start, ends_at: end }));
-  const created = await deps.db.kysely.transaction().execute((tx) => sqlv.insertSlots(tx, rows, now));
+  const created = await sqlv.insertSlots(a.tx, rows, now);
   return { listing_id: id, items: created.map((s) => providerSlot({ ...s, booked: 0 }, [])) };
 }
 
 /** Open slots of a published listing that start in the future, earliest first; `not_found` otherwise. */
 export async function listSeekerSlots(
   deps: ViewingDeps,
-  principal: Principal,
+  seekerId: string,
   args: { listing_id: string } & Paging,
 ): Promise<PageOf<SeekerSlot>> {
-  const seekerId = seekerOf(principal);
   const id = idOrNotFound(args.listing_id);
   const p = paging(args);
   if (!await sqlv.isPublishedListing(deps.db.kysely, id)) throw new AppError("not_found");
@@ -260,7 +252,7 @@ export async function listSeekerSlots(
   };
 }
 
-/** Locks the seeker's enquiry and the slot of its listing; `not_found` unless both are the seeker's to use. */
+/** Locks the seeker's inquiry and the slot of its listing; `not_found` unless both are the seeker's to use. */
 async function lockForBooking(
   tx: Kysely<Database>,
   seekerId: string,
@@ -295,93 +287,78 @@ function bookingResult(
 }
 
 /**
- * Books slot `slotId` for the seeker's enquiry `inquiryId` (about the slot's listing; not rejected or closed).
+ * Books slot `slotId` for the seeker's inquiry `inquiryId` (about the slot's listing; not rejected or closed).
  * The slot must be open, in the future and have a free place (`conflict` otherwise; the slot row is locked, so
- * two bookings cannot both take the last place). An existing booking of the enquiry on another slot is moved
+ * two bookings cannot both take the last place). An existing booking of the inquiry on another slot is moved
  * (cancelled and replaced in the same transaction; viewing.booked says `umgebucht: true`); booking the slot the
- * enquiry already has changes nothing and writes no event.
+ * inquiry already has changes nothing and writes no event.
  */
-export async function bookViewing(
-  deps: ViewingDeps,
-  principal: Principal,
-  inquiryId: string,
-  slotId: string,
-): Promise<BookingResult> {
-  const seekerId = seekerOf(principal);
+export async function bookViewing(a: Action, inquiryId: string, slotId: string): Promise<BookingResult> {
+  const seekerId = actingSeeker(a);
   const iid = idOrNotFound(inquiryId);
   const sid = idOrNotFound(slotId);
-  const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
-    const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
-    if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", { reason: "inquiry_closed" });
-    const current = await sqlv.activeBookingOf(tx, iid);
-    if (current?.slot_id === sid) return bookingResult(current.id, slot, iid, false, true);
-    if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
-    if (slot.starts_at.getTime() <= now.getTime()) throw new AppError("conflict", { reason: "slot_begun" });
-    if (await sqlv.countBooked(tx, sid) >= slot.places) {
-      throw new AppError("conflict", { reason: "slot_full" });
-    }
-    const moved = current !== undefined && await sqlv.cancelBooking(tx, current.id, now);
-    const bookingId = await sqlv.insertBooking(tx, sid, iid, now);
-    await recordEvent(tx, {
-      name: "viewing.booked",
-      data: {
-        termin_id: sid,
-        anfrage_id: iid,
-        objekt_id: slot.listing_id,
-        beginn: slot.starts_at.toISOString(),
-        umgebucht: moved,
-        satz: moved
-          ? `Eine Besichtigung wurde auf den ${whenDe(slot.starts_at)} umgebucht.`
-          : `Eine Besichtigung am ${whenDe(slot.starts_at)} wurde gebucht.`,
-      },
-      owner: { office: slot.office_id },
-      origin: originOf(principal),
-      at: now,
-    });
-    return bookingResult(bookingId, slot, iid, moved, false);
+  const tx = a.tx;
+  const { inquiry, slot } = await lockForBooking(tx, seekerId, iid, sid);
+  const now = a.now;
+  if (!inquiryWritable(inquiry.status)) throw new AppError("conflict", { reason: "inquiry_closed" });
+  const current = await sqlv.activeBookingOf(tx, iid);
+  if (current?.slot_id === sid) return bookingResult(current.id, slot, iid, false, true);
+  if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
+  if (slot.starts_at.getTime() <= now.getTime()) throw new AppError("conflict", { reason: "slot_begun" });
+  if (await sqlv.countBooked(tx, sid) >= slot.places) {
+    throw new AppError("conflict", { reason: "slot_full" });
+  }
+  const moved = current !== undefined && await sqlv.cancelBooking(tx, current.id, now);
+  const bookingId = await sqlv.insertBooking(tx, sid, iid, now);
+  await recordEvent(a, {
+    name: "viewing.booked",
+    data: {
+      termin_id: sid,
+      anfrage_id: iid,
+      objekt_id: slot.listing_id,
+      beginn: slot.starts_at.toISOString(),
+      umgebucht: moved,
+      satz: moved
+        ? `Eine Besichtigung wurde auf den ${whenDe(slot.starts_at)} umgebucht.`
+        : `Eine Besichtigung am ${whenDe(slot.starts_at)} wurde gebucht.`,
+    },
+    owner: { office: slot.office_id },
   });
+  return bookingResult(bookingId, slot, iid, moved, false);
 }
 
 /**
- * Gives up the active booking of the seeker's enquiry `inquiryId`; the slot stays. Writes viewing.cancelled.
+ * Gives up the active booking of the seeker's inquiry `inquiryId`; the slot stays. Writes viewing.cancelled.
  * Without an active booking nothing changes (`cancelled: false`).
  */
-export async function cancelViewing(
-  deps: ViewingDeps,
-  principal: Principal,
-  inquiryId: string,
-): Promise<CancelResult> {
-  const seekerId = seekerOf(principal);
+export async function cancelViewing(a: Action, inquiryId: string): Promise<CancelResult> {
+  const seekerId = actingSeeker(a);
   const iid = idOrNotFound(inquiryId);
-  const now = nowOf(deps);
-  return await withEvents(deps, async (tx) => {
-    const inquiry = await sqlv.lockSeekerInquiry(tx, iid, seekerId);
-    if (!inquiry) throw new AppError("not_found");
-    const current = await sqlv.activeBookingOf(tx, iid);
-    if (!current || !await sqlv.cancelBooking(tx, current.id, now)) {
-      return { inquiry_id: iid, cancelled: false, slot_id: null, start: null };
-    }
-    await recordEvent(tx, {
-      name: "viewing.cancelled",
-      data: {
-        termin_id: current.slot_id,
-        anfrage_id: iid,
-        objekt_id: inquiry.listing_id,
-        beginn: current.starts_at.toISOString(),
-        satz: `Eine Buchung für die Besichtigung am ${whenDe(current.starts_at)} wurde abgesagt.`,
-      },
-      owner: { office: inquiry.office_id },
-      origin: originOf(principal),
-      at: now,
-    });
-    return {
-      inquiry_id: iid,
-      cancelled: true,
-      slot_id: current.slot_id,
-      start: current.starts_at.toISOString(),
-    };
+  const tx = a.tx;
+  const inquiry = await sqlv.lockSeekerInquiry(tx, iid, seekerId);
+  if (!inquiry) throw new AppError("not_found");
+  const now = a.now;
+  const current = await sqlv.activeBookingOf(tx, iid);
+  if (!current || !await sqlv.cancelBooking(tx, current.id, now)) {
+    return { inquiry_id: iid, cancelled: false, slot_id: null, start: null };
+  }
+  await recordEvent(a, {
+    name: "viewing.cancelled",
+    data: {
+      termin_id: current.slot_id,
+      anfrage_id: iid,
+      objekt_id: inquiry.listing_id,
+      beginn: current.starts_at.toISOString(),
+      satz: `Eine Buchung für die Besichtigung am ${whenDe(current.starts_at)} wurde abgesagt.`,
+    },
+    owner: { office: inquiry.office_id },
   });
+  return {
+    inquiry_id: iid,
+    cancelled: true,
+    slot_id: current.slot_id,
+    start: current.starts_at.toISOString(),
+  };
 }
 
 /**
@@ -390,10 +367,9 @@ export async function cancelViewing(
  */
 export async function listOfficeViewings(
   deps: ViewingDeps,
-  principal: Principal,
+  officeId: string,
   args: { listing_id?: string | undefined; from?: string | undefined; to?: string | undefined } & Paging,
 ): Promise<PageOf<ProviderSlot>> {
-  const officeId = officeOf(principal);
   const listingId = args.listing_id === undefined ? undefined : idOrNotFound(args.listing_id);
   if (listingId !== undefined && !await sqlv.officeListingStatus(deps.db.kysely, listingId, officeId)) {
     throw new AppError("not_found");
@@ -412,28 +388,25 @@ export async function listOfficeViewings(
 }
 
 /**
- * Writes one viewing.changed per booked enquiry with a seeker account and records a mail to every booked enquirer
- * (inquiries/enquirer_mail.ts); returns how many enquiries were booked.
+ * Writes one viewing.changed per booked inquiry with a seeker account and records a mail to every booked inquirer
+ * (inquiries/inquirer_mail.ts); returns how many inquiries were booked.
  */
 async function notifySeekers(
-  tx: Kysely<Database>,
-  principal: Principal,
+  a: Action,
   booked: sqlv.BookedInquiry[],
   change: { kind: "moved"; start: Date } | { kind: "cancelled"; was: Date },
-  now: Date,
 ): Promise<number> {
   for (const b of booked) {
-    await recordEnquirerMail(
-      tx,
+    await recordInquirerMail(
+      a,
       b.inquiry_id,
       change.kind === "moved" ? { kind: "viewing_moved", start: change.start } : {
         kind: "viewing_cancelled",
         was: change.was,
       },
-      now,
     );
     if (b.seeker_id === null) continue;
-    await recordEvent(tx, {
+    await recordEvent(a, {
       name: "viewing.changed",
       data: {
         inquiry_id: b.inquiry_id,
@@ -445,8 +418,6 @@ async function notifySeekers(
           : `Ihre Besichtigung am ${whenDe(change.was)} wurde vom Anbieter abgesagt.`,
       },
       owner: { seeker: b.seeker_id },
-      origin: originOf(principal),
-      at: now,
     });
   }
   return booked.length;
@@ -454,63 +425,53 @@ async function notifySeekers(
 
 /**
  * Moves an open slot of the provider's office to new times (start in the future, end after it, at most 12 hours);
- * its bookings move with it, each booked seeker gets viewing.changed (`moved`, new start) and each booked enquirer
+ * its bookings move with it, each booked seeker gets viewing.changed (`moved`, new start) and each booked inquirer
  * a mail. The same times
  * again change nothing. `not_found` for a slot outside the office, `conflict` for a cancelled slot.
  */
 export async function moveViewingSlot(
-  deps: ViewingDeps,
-  principal: Principal,
+  a: Action,
   slotId: string,
   times: SlotTimes,
 ): Promise<SlotChangeResult> {
-  const officeId = officeOf(principal);
+  const officeId = actingOffice(a);
   const sid = idOrNotFound(slotId);
-  const now = nowOf(deps);
-  const r = await withEvents(deps, async (tx) => {
-    const slot = await sqlv.lockSlot(tx, sid, officeId);
-    if (!slot) throw new AppError("not_found");
-    if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
-    const { start, end } = checkTimes(times, now, "");
-    const booked = await sqlv.bookedInquiries(tx, sid);
-    const same = start.getTime() === slot.starts_at.getTime() && end.getTime() === slot.ends_at.getTime();
-    if (!same) {
-      await sqlv.setSlotTimes(tx, sid, start, end, now);
-      await notifySeekers(tx, principal, booked, { kind: "moved", start }, now);
-    }
-    const moved = { ...slot, starts_at: start, ends_at: end, booked: booked.length };
-    return {
-      slot: providerSlot(moved, await sqlv.activeBookingsOfSlots(tx, [sid])),
-      bookings_affected: same ? 0 : booked.length,
-    };
-  });
-  return r;
+  const tx = a.tx;
+  const slot = await sqlv.lockSlot(tx, sid, officeId);
+  if (!slot) throw new AppError("not_found");
+  const now = a.now;
+  if (slot.status !== "open") throw new AppError("conflict", { reason: "slot_cancelled" });
+  const { start, end } = checkTimes(times, now, "");
+  const booked = await sqlv.bookedInquiries(tx, sid);
+  const same = start.getTime() === slot.starts_at.getTime() && end.getTime() === slot.ends_at.getTime();
+  if (!same) {
+    await sqlv.setSlotTimes(tx, sid, start, end, now);
+    await notifySeekers(a, booked, { kind: "moved", start });
+  }
+  const moved = { ...slot, starts_at: start, ends_at: end, booked: booked.length };
+  return {
+    slot: providerSlot(moved, await sqlv.activeBookingsOfSlots(tx, [sid])),
+    bookings_affected: same ? 0 : booked.length,
+  };
 }
 
 /**
  * Cancels a slot of the provider's office and every booking on it; each booked seeker gets viewing.changed
- * (`cancelled`) and each booked enquirer a mail. Cancelling a cancelled slot changes nothing. `not_found` for a
+ * (`cancelled`) and each booked inquirer a mail. Cancelling a cancelled slot changes nothing. `not_found` for a
  * slot outside the office.
  */
-export async function cancelViewingSlot(
-  deps: ViewingDeps,
-  principal: Principal,
-  slotId: string,
-): Promise<SlotChangeResult> {
-  const officeId = officeOf(principal);
+export async function cancelViewingSlot(a: Action, slotId: string): Promise<SlotChangeResult> {
+  const officeId = actingOffice(a);
   const sid = idOrNotFound(slotId);
-  const now = nowOf(deps);
-  const r = await withEvents(deps, async (tx) => {
-    const slot = await sqlv.lockSlot(tx, sid, officeId);
-    if (!slot) throw new AppError("not_found");
-    const cancelled = { ...slot, status: "cancelled" as const, booked: 0 };
-    if (slot.status === "cancelled") return { slot: providerSlot(cancelled, []), bookings_affected: 0 };
-    const booked = await sqlv.bookedInquiries(tx, sid);
-    await sqlv.cancelSlotAndBookings(tx, sid, now);
-    const n = await notifySeekers(tx, principal, booked, { kind: "cancelled", was: slot.starts_at }, now);
-    return { slot: providerSlot(cancelled, []), bookings_affected: n };
-  });
-  return r;
+  const tx = a.tx;
+  const slot = await sqlv.lockSlot(tx, sid, officeId);
+  if (!slot) throw new AppError("not_found");
+  const cancelled = { ...slot, status: "cancelled" as const, booked: 0 };
+  if (slot.status === "cancelled") return { slot: providerSlot(cancelled, []), bookings_affected: 0 };
+  const booked = await sqlv.bookedInquiries(tx, sid);
+  await sqlv.cancelSlotAndBookings(tx, sid, a.now);
+  const n = await notifySeekers(a, booked, { kind: "cancelled", was: slot.starts_at });
+  return { slot: providerSlot(cancelled, []), bookings_affected: n };
 }
 
 /** A German one-line rendering of a slot for tool texts. */

@@ -1,6 +1,6 @@
 /** MCP tools of the provider server for documents on listings: upload_file, list_files (over documents/files.ts). */
 import { z } from "zod";
-import { officeOf } from "../../auth/principal.ts";
+import { actAs, officeOf } from "../../auth/principal.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   FILE_MAX_BYTES,
@@ -12,7 +12,6 @@ import {
   uploadFile,
 } from "../../documents/files.ts";
 import { FILE_SORTS } from "../../events/catalogue.ts";
-import { originOf } from "../../events/outbox.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
@@ -60,13 +59,13 @@ export function registerDocumentTools(server: ToolTarget, deps: AppDeps): void {
     }),
     annotations: ADDS,
   }, async (args, principal) => {
-    const r = await uploadFile(deps, officeOf(principal), {
-      objektId: args.objekt_id,
-      name: args.name,
-      sorte: args.sorte,
-      inhalt: args.inhalt,
-      origin: originOf(principal),
-    });
+    const r = await actAs(deps, principal, (a) =>
+      uploadFile(a, {
+        objektId: args.objekt_id,
+        name: args.name,
+        sorte: args.sorte,
+        inhalt: args.inhalt,
+      }));
     const lead = r.neu
       ? "Datei gespeichert; sie wird jetzt gelesen."
       : "Diese Datei liegt an diesem Objekt schon vor; es wurde nichts neu gespeichert.";

@@ -1,12 +1,11 @@
 /**
- * MCP tools of enquiries (`anfrage`) and their messages, thin adapters over `inquiries/inquiries.ts`.
+ * MCP tools of inquiries (`anfrage`) and their messages, thin adapters over `inquiries/inquiries.ts`.
  * Seeker server: send_inquiry, list_inquiries, get_inquiry, send_message. Provider server: list_inquiries,
  * get_inquiry, reply_to_inquiry, reject_inquiry.
  */
 import { z } from "zod";
-import { officeOf, type Principal } from "../../auth/principal.ts";
+import { actAs, officeOf, seekerOf } from "../../auth/principal.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
-import { originOf } from "../../events/outbox.ts";
 import {
   getOfficeInquiry,
   getSeekerInquiry,
@@ -17,12 +16,10 @@ import {
   listSeekerInquiries,
   MESSAGE_MAX,
   PHONE_MAX,
-  rejectInquiry,
-  replyToInquiry,
-  seekerEnquirer,
+  seekerInquirer,
   sendInquiry,
-  sendSeekerMessage,
 } from "../../inquiries/inquiries.ts";
+import { rejectInquiry, replyToInquiry, sendSeekerMessage } from "../../inquiries/messages.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
@@ -41,7 +38,7 @@ const messageArg = z.string().min(1).max(MESSAGE_MAX).describe(
 );
 
 const summarySchema = z.object({
-  id: z.string().describe("Enquiry id (anfrage_id)."),
+  id: z.string().describe("Inquiry id (anfrage_id)."),
   listing_id: z.string(),
   listing_title: z.string().nullable(),
   status: z.enum(INQUIRY_STATUSES),
@@ -53,9 +50,9 @@ const summarySchema = z.object({
 });
 
 const threadSchema = summarySchema.extend({
-  name: z.string().nullable().describe("Name of the enquirer."),
-  email: z.string().describe("E-mail address of the enquirer."),
-  phone: z.string().nullable().describe("Phone number of the enquirer."),
+  name: z.string().nullable().describe("Name of the inquirer."),
+  email: z.string().describe("E-mail address of the inquirer."),
+  phone: z.string().nullable().describe("Phone number of the inquirer."),
   messages: z.array(z.object({
     id: z.string().describe("Message id (nachricht_id)."),
     sender: z.enum(["seeker", "provider"]),
@@ -72,10 +69,10 @@ const listSchema = z.object({
 const messageResult = z.object({
   inquiry_id: z.string(),
   message_id: z.string(),
-  status: z.enum(INQUIRY_STATUSES).describe("Status of the enquiry afterwards."),
+  status: z.enum(INQUIRY_STATUSES).describe("Status of the inquiry afterwards."),
 });
 
-/** A short German line for one enquiry of a list. */
+/** A short German line for one inquiry of a list. */
 function summaryLine(s: InquirySummary): string {
   const title = s.listing_title ? `„${s.listing_title}“` : s.listing_id;
   return `- ${title}: ${
@@ -101,23 +98,18 @@ function threadText(t: InquiryThread, withContact: boolean): string {
   return [head, ...contact, ...lines].join("\n");
 }
 
-/** The seeker account of a seeker-server call. */
-function seekerOf(principal: Principal): string {
-  return principal.userId;
-}
-
-/** Registers the seeker server's enquiry tools: send_inquiry, list_inquiries, get_inquiry, send_message. */
+/** Registers the seeker server's inquiry tools: send_inquiry, list_inquiries, get_inquiry, send_message. */
 export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "send_inquiry",
-    title: "Anfrage senden / Send enquiry",
+    title: "Anfrage senden / Send inquiry",
     description:
       "Sendet eine Anfrage zu einem veröffentlichten Objekt an den Anbieter, mit Name und E-Mail Ihres " +
       "Kontos (Telefon optional). Grenzen: 5 Anfragen je Person in 10 Minuten, 5 je E-Mail in 24 Stunden, 30 je " +
       "Objekt in einer Stunde; darüber rate_limited und nichts wird gesendet. Liefert die Anfrage-ID. " +
-      "Sends an enquiry about a published listing to its provider with your account's name and e-mail (phone " +
+      "Sends an inquiry about a published listing to its provider with your account's name and e-mail (phone " +
       "optional). Limits: 5 per person in 10 minutes, 5 per e-mail in 24 hours, 30 per listing per hour; beyond " +
-      "them rate_limited and nothing is sent. Returns the enquiry id; follow it with get_inquiry.",
+      "them rate_limited and nothing is sent. Returns the inquiry id; follow it with get_inquiry.",
     input: z.object({
       listing_id: idArg("Objekt-ID / listing id"),
       message: messageArg,
@@ -126,13 +118,13 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
     output: z.object({ inquiry_id: z.string(), message_id: z.string(), listing_id: z.string() }),
     annotations: ADDS,
   }, async (args, principal) => {
-    const enquirer = await seekerEnquirer(deps, seekerOf(principal), args.phone ?? null);
-    const r = await sendInquiry(deps, {
-      listingId: args.listing_id,
-      enquirer,
-      message: args.message,
-      origin: originOf(principal),
-    });
+    const inquirer = await seekerInquirer(deps, seekerOf(principal), args.phone ?? null);
+    const r = await actAs(deps, principal, (a) =>
+      sendInquiry(a, {
+        listingId: args.listing_id,
+        inquirer,
+        message: args.message,
+      }));
     return {
       data: { inquiry_id: r.inquiryId, message_id: r.messageId, listing_id: args.listing_id.toLowerCase() },
       text: `Anfrage gesendet (ID ${r.inquiryId}). Der Anbieter antwortet in dieser Anfrage.`,
@@ -141,9 +133,9 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
 
   addTool(server, deps, {
     name: "list_inquiries",
-    title: "Eigene Anfragen / My enquiries",
+    title: "Eigene Anfragen / My inquiries",
     description: "Listet Ihre eigenen Anfragen, neueste zuerst, mit Status und Zahl der Nachrichten. " +
-      "Lists your own enquiries, newest first, with status and message count; returns {items, total, page, " +
+      "Lists your own inquiries, newest first, with status and message count; returns {items, total, page, " +
       "page_size}. Read a whole thread with get_inquiry.",
     input: z.object(pagingFields),
     output: listSchema,
@@ -156,11 +148,11 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
 
   addTool(server, deps, {
     name: "get_inquiry",
-    title: "Anfrage lesen / Read enquiry",
+    title: "Anfrage lesen / Read inquiry",
     description: "Liefert eine Ihrer Anfragen mit dem ganzen Verlauf (alle Nachrichten, älteste zuerst). " +
-      "Returns one of your enquiries with its whole thread (every message, oldest first); use it after a " +
+      "Returns one of your inquiries with its whole thread (every message, oldest first); use it after a " +
       "reply.received event.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id") }),
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id") }),
     output: threadSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
@@ -174,19 +166,13 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
     description:
       "Schreibt eine weitere Nachricht in eine Ihrer Anfragen; die Anfrage ist danach wieder offen. " +
       "Abgelehnte oder geschlossene Anfragen nehmen keine Nachricht mehr an (conflict). " +
-      "Writes another message in one of your enquiries; the enquiry is open again afterwards. Rejected or " +
-      "closed enquiries take no more messages (conflict). Returns the message id.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id"), message: messageArg }),
+      "Writes another message in one of your inquiries; the inquiry is open again afterwards. Rejected or " +
+      "closed inquiries take no more messages (conflict). Returns the message id.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
     output: messageResult,
     annotations: ADDS,
   }, async (args, principal) => {
-    const r = await sendSeekerMessage(
-      deps,
-      seekerOf(principal),
-      args.inquiry_id,
-      args.message,
-      originOf(principal),
-    );
+    const r = await actAs(deps, principal, (a) => sendSeekerMessage(a, args.inquiry_id, args.message));
     return {
       data: { inquiry_id: args.inquiry_id.toLowerCase(), message_id: r.messageId, status: "open" as const },
       text: `Nachricht gesendet (ID ${r.messageId}).`,
@@ -194,14 +180,14 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
   });
 }
 
-/** Registers the provider server's enquiry tools: list_inquiries, get_inquiry, reply_to_inquiry, reject_inquiry. */
+/** Registers the provider server's inquiry tools: list_inquiries, get_inquiry, reply_to_inquiry, reject_inquiry. */
 export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_inquiries",
-    title: "Anfragen des Büros / Office enquiries",
+    title: "Anfragen des Büros / Office inquiries",
     description:
       "Listet die Anfragen zu Objekten Ihres Büros, neueste zuerst; optional nur zu einem Objekt " +
-      "(listing_id) oder mit einem Status. Lists the enquiries about your office's listings, newest first; " +
+      "(listing_id) oder mit einem Status. Lists the inquiries about your office's listings, newest first; " +
       "optionally of one listing (listing_id) or one status. Returns {items, total, page, page_size}; read a " +
       "thread with get_inquiry.",
     input: z.object({
@@ -219,12 +205,12 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
 
   addTool(server, deps, {
     name: "get_inquiry",
-    title: "Anfrage lesen / Read enquiry",
+    title: "Anfrage lesen / Read inquiry",
     description:
       "Liefert eine Anfrage Ihres Büros mit Name, E-Mail und Telefon der anfragenden Person und dem " +
-      "ganzen Verlauf. Returns one enquiry of your office with the enquirer's name, e-mail and phone and the " +
+      "ganzen Verlauf. Returns one inquiry of your office with the inquirer's name, e-mail and phone and the " +
       "whole thread (oldest first); use it after inquiry.received or message.received.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id") }),
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id") }),
     output: threadSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
@@ -234,16 +220,15 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
 
   addTool(server, deps, {
     name: "reply_to_inquiry",
-    title: "Anfrage beantworten / Reply to enquiry",
+    title: "Anfrage beantworten / Reply to inquiry",
     description: "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. " +
-      "Abgelehnte oder geschlossene Anfragen: conflict. Replies to an enquiry of your office with a message; " +
-      "status afterwards answered. Rejected or closed enquiries: conflict. Returns the message id.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / enquiry id"), message: messageArg }),
+      "Abgelehnte oder geschlossene Anfragen: conflict. Replies to an inquiry of your office with a message; " +
+      "status afterwards answered. Rejected or closed inquiries: conflict. Returns the message id.",
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
     output: messageResult,
     annotations: ADDS,
   }, async (args, principal) => {
-    const actor = { officeId: officeOf(principal), userId: principal.userId };
-    const r = await replyToInquiry(deps, actor, args.inquiry_id, args.message, originOf(principal));
+    const r = await actAs(deps, principal, (a) => replyToInquiry(a, args.inquiry_id, args.message));
     return {
       data: {
         inquiry_id: args.inquiry_id.toLowerCase(),
@@ -256,14 +241,14 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
 
   addTool(server, deps, {
     name: "reject_inquiry",
-    title: "Anfrage ablehnen / Reject enquiry",
+    title: "Anfrage ablehnen / Reject inquiry",
     description:
       "Lehnt eine Anfrage Ihres Büros ab, optional mit einer Nachricht an die anfragende Person; danach " +
-      "nimmt die Anfrage keine Nachrichten mehr an. Rejects an enquiry of your office, optionally with a message " +
-      "to the enquirer; afterwards the enquiry takes no more messages. Rejecting again answers conflict. " +
+      "nimmt die Anfrage keine Nachrichten mehr an. Rejects an inquiry of your office, optionally with a message " +
+      "to the inquirer; afterwards the inquiry takes no more messages. Rejecting again answers conflict. " +
       "Returns the status and the message id (null without a message).",
     input: z.object({
-      inquiry_id: idArg("Anfrage-ID / enquiry id"),
+      inquiry_id: idArg("Anfrage-ID / inquiry id"),
       message: messageArg.optional(),
     }),
     output: z.object({
@@ -273,8 +258,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   }, async (args, principal) => {
-    const actor = { officeId: officeOf(principal), userId: principal.userId };
-    const r = await rejectInquiry(deps, actor, args.inquiry_id, args.message, originOf(principal));
+    const r = await actAs(deps, principal, (a) => rejectInquiry(a, args.inquiry_id, args.message));
     return {
       data: {
         inquiry_id: args.inquiry_id.toLowerCase(),

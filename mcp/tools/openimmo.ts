@@ -3,11 +3,10 @@
  * caller's office. Thin adapter over `catalogue/openimmo_import.ts`.
  */
 import { z } from "zod";
-import { officeOf } from "../../auth/principal.ts";
+import { whoOf } from "../../auth/principal.ts";
 import { importOpenImmo, type ImportSummary, importSummarySchema } from "../../catalogue/openimmo_import.ts";
 import { AppError } from "../../errors.ts";
-import { originOf } from "../../events/outbox.ts";
-import { type AppDeps, nowOf } from "../../deps.ts";
+import type { AppDeps } from "../../deps.ts";
 import { addTool, DESTROYS, type ToolTarget } from "./define.ts";
 
 /** Longest Base64 text accepted (the request body is limited to 512 KB anyway). */
@@ -69,12 +68,8 @@ export function registerOpenImmoTools(server: ToolTarget, deps: AppDeps): void {
     output: importSummarySchema,
     annotations: DESTROYS,
   }, async ({ inhalt, veroeffentlichen }, principal) => {
-    const office = officeOf(principal);
-    const summary = await importOpenImmo(deps.db, office, decodeBase64(inhalt), {
-      now: nowOf(deps),
+    const summary = await importOpenImmo(deps, whoOf(principal), decodeBase64(inhalt), {
       publish: veroeffentlichen === true,
-      reactions: deps.reactions,
-      origin: originOf(principal),
     });
     return { data: summary, text: summaryText(summary) };
   });

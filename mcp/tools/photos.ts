@@ -3,7 +3,7 @@
  * photos/photos.ts). The provider's get_property shows a listing's photos (`fotos`). URLs are absolute.
  */
 import { z } from "zod";
-import { officeOf } from "../../auth/principal.ts";
+import { actAs } from "../../auth/principal.ts";
 import { decodeBase64 } from "../../documents/files.ts";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
@@ -15,6 +15,7 @@ import {
   PHOTOS_PER_LISTING_MAX,
   photoSchema,
   type PhotoView,
+  preparePhotos,
   updatePhoto,
 } from "../../photos/photos.ts";
 import { PHOTO_MAX_PIXELS } from "../../photos/image.ts";
@@ -69,9 +70,8 @@ export function registerPhotoTools(server: ToolTarget, deps: AppDeps): void {
     annotations: ADDS,
   }, async (args, principal) => {
     const { bytes } = decodeBase64(args.inhalt);
-    const r = await addPhotos(deps, officeOf(principal), args.objekt_id, [
-      { bytes, name: args.name ?? null, altText: args.alt_text ?? null },
-    ]);
+    const ready = await preparePhotos([{ bytes, name: args.name ?? null, altText: args.alt_text ?? null }]);
+    const r = await actAs(deps, principal, (a) => addPhotos(a, args.objekt_id, ready));
     const lead = r.added ? "Foto gespeichert." : "Dieses Foto liegt an diesem Objekt schon vor.";
     const fotos = absolute(r.photos);
     return { data: { fotos, neu: r.added > 0 }, text: photosText(fotos, lead) };
@@ -100,10 +100,11 @@ export function registerPhotoTools(server: ToolTarget, deps: AppDeps): void {
         hint: "give alt_text or position",
       });
     }
-    const photos = await updatePhoto(deps, officeOf(principal), args.foto_id, {
+    const change = {
       ...(args.alt_text !== undefined ? { altText: args.alt_text } : {}),
       ...(args.position !== undefined ? { position: args.position } : {}),
-    });
+    };
+    const photos = await actAs(deps, principal, (a) => updatePhoto(a, args.foto_id, change));
     const fotos = absolute(photos);
     return { data: { fotos }, text: photosText(fotos, "Foto geändert.") };
   });
@@ -119,7 +120,7 @@ export function registerPhotoTools(server: ToolTarget, deps: AppDeps): void {
     output: photosOutput,
     annotations: DESTROYS,
   }, async ({ foto_id }, principal) => {
-    const fotos = absolute(await deletePhoto(deps, officeOf(principal), foto_id));
+    const fotos = absolute(await await actAs(deps, principal, (a) => deletePhoto(a, foto_id)));
     return { data: { fotos }, text: photosText(fotos, "Foto gelöscht.") };
   });
 }

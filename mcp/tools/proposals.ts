@@ -4,7 +4,7 @@
  * draft texts. Thin adapters over `agent/proposals.ts`.
  */
 import { z } from "zod";
-import { officeOf, type Principal } from "../../auth/principal.ts";
+import { actAs, officeOf } from "../../auth/principal.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   type Approval,
@@ -19,8 +19,7 @@ import {
   TEMPLATE_KINDS,
 } from "../../agent/proposals.ts";
 import { TEMPLATE_MAX } from "../../agent/drafts.ts";
-import { originOf } from "../../events/outbox.ts";
-import { MESSAGE_MAX, type ProviderActor } from "../../inquiries/inquiries.ts";
+import { MESSAGE_MAX } from "../../inquiries/inquiries.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 
@@ -41,14 +40,9 @@ const idArg = z.string().max(100).describe("Vorschlags-ID / proposal id (vorschl
 const approvalSchema = z.object({
   vorschlag: proposalSchema,
   nachricht_id: z.string().nullable().describe(
-    "The message sent to the enquirer; null for a property change.",
+    "The message sent to the inquirer; null for a property change.",
   ),
 });
-
-/** The provider acting for its office. */
-function actorOf(principal: Principal): ProviderActor {
-  return { officeId: officeOf(principal), userId: principal.userId };
-}
 
 /** A short German line for one proposal of a list. */
 function line(p: Proposal): string {
@@ -86,7 +80,7 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
       "neue Anfragen, Absagen bei zurückgezogenen oder reservierten Objekten und Objektänderungen aus Dokumenten. " +
       "Optional nur ein Status (offen, freigegeben, verworfen) oder ein Objekt (objekt_id). Nichts davon geht " +
       "ohne Ihre Freigabe hinaus. / Lists the proposals the service's agent prepared for your office, newest " +
-      "first: draft replies to new enquiries, rejections when a listing is withdrawn or reserved, and property " +
+      "first: draft replies to new inquiries, rejections when a listing is withdrawn or reserved, and property " +
       "changes from documents. Optionally of one status or one listing (objekt_id). Nothing goes out without your " +
       "approval. Returns {items, total, page, page_size}.",
     input: z.object({
@@ -127,14 +121,14 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
       "Gibt einen offenen Vorschlag frei und führt genau ihn einmal aus: Antwortentwurf → Antwort an die " +
       "anfragende Person; Absage → Anfrage abgelehnt mit dem Text; Objektänderung → Felder des Objekts geändert. " +
       "Ein schon freigegebener oder verworfener Vorschlag: conflict, nichts wird gesendet. / Approves an open " +
-      "proposal and does exactly what it proposes, once: a reply is sent to the enquirer, a rejection rejects the " +
-      "enquiry with its text, a property change writes the listing's fields. A proposal already approved or " +
+      "proposal and does exactly what it proposes, once: a reply is sent to the inquirer, a rejection rejects the " +
+      "inquiry with its text, a property change writes the listing's fields. A proposal already approved or " +
       "discarded answers conflict and nothing is sent. Returns the proposal and the message id.",
     input: z.object({ vorschlag_id: idArg }),
     output: approvalSchema,
     annotations: ADDS,
   }, async (args, principal) => {
-    const a = await approveProposal(deps, actorOf(principal), args.vorschlag_id, originOf(principal));
+    const a = await actAs(deps, principal, (a) => approveProposal(a, args.vorschlag_id));
     return { data: { vorschlag: a.proposal, nachricht_id: a.nachricht_id }, text: approvalText(a) };
   });
 
@@ -157,7 +151,7 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
     output: approvalSchema,
     annotations: ADDS,
   }, async ({ vorschlag_id, ...edit }, principal) => {
-    const a = await approveProposal(deps, actorOf(principal), vorschlag_id, originOf(principal), edit);
+    const a = await actAs(deps, principal, (a) => approveProposal(a, vorschlag_id, edit));
     return { data: { vorschlag: a.proposal, nachricht_id: a.nachricht_id }, text: approvalText(a) };
   });
 
@@ -171,7 +165,7 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
     output: proposalSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   }, async (args, principal) => {
-    const p = await discardProposal(deps, actorOf(principal), args.vorschlag_id);
+    const p = await actAs(deps, principal, (a) => discardProposal(a, args.vorschlag_id));
     return { data: p, text: proposalText(p, "Vorschlag verworfen; nichts wurde gesendet.") };
   });
 
@@ -193,7 +187,7 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
     output: z.object({ art: z.enum(TEMPLATE_KINDS), text: z.string(), eigene: z.boolean() }),
     annotations: UPDATES,
   }, async (args, principal) => {
-    const t = await setTemplate(deps, officeOf(principal), args.art, args.text);
+    const t = await actAs(deps, principal, (a) => setTemplate(a, args.art, args.text));
     return { data: t, text: `Vorlage ${t.eigene ? "gespeichert" : "zurückgesetzt"}:\n${t.text}` };
   });
 }

@@ -3,11 +3,10 @@
  * `searches/saved_searches.ts`; a seeker only ever sees their own searches.
  */
 import { z } from "zod";
-import type { Principal } from "../../auth/principal.ts";
+import { actAs, seekerOf } from "../../auth/principal.ts";
 import { searchFiltersSchema } from "../../catalogue/filters.ts";
 import { filtersText } from "../../catalogue/german.ts";
 import { listingSchema, pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
-import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../deps.ts";
 import {
   createSavedSearch,
@@ -24,12 +23,6 @@ import { pageText } from "./catalogue.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const searchId = z.string().max(100).describe("Saved search id (UUID).");
-
-/** The seeker a call acts for; a caller without the right `suchen` sees nothing (`not_found`). */
-function seekerOf(principal: Principal): string {
-  if (principal.right !== "suchen") throw new AppError("not_found");
-  return principal.userId;
-}
 
 function searchLine(s: SavedSearch): string {
   return `- ${s.name ? `„${s.name}“` : "(ohne Namen)"}: ${filtersText(s.filters)} (ID ${s.id})`;
@@ -59,7 +52,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
     output: savedSearchSchema,
     annotations: ADDS,
   }, async (args, principal) => {
-    const saved = await createSavedSearch(deps, seekerOf(principal), args);
+    const saved = await actAs(deps, principal, (a) => createSavedSearch(a, args));
     return {
       data: saved,
       text: `Suche gespeichert${saved.name ? ` als „${saved.name}“` : ""}: ${filtersText(saved.filters)} ` +
@@ -123,7 +116,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
     output: z.object({ saved_search_id: z.string(), deleted: z.literal(true) }),
     annotations: DESTROYS,
   }, async ({ saved_search_id }, principal) => {
-    await deleteSavedSearch(deps, seekerOf(principal), saved_search_id);
+    await actAs(deps, principal, (a) => deleteSavedSearch(a, saved_search_id));
     return {
       data: { saved_search_id: saved_search_id.toLowerCase(), deleted: true as const },
       text: `Gespeicherte Suche ${saved_search_id.toLowerCase()} gelöscht.`,

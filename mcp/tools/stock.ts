@@ -20,9 +20,8 @@ import {
   updateStock,
   withdrawStock,
 } from "../../catalogue/stock.ts";
-import { officeOf } from "../../auth/principal.ts";
-import { originOf } from "../../events/outbox.ts";
-import { type AppDeps, nowOf } from "../../deps.ts";
+import { actAs, officeOf } from "../../auth/principal.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
@@ -125,7 +124,7 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     output: stockListingSchema,
     annotations: ADDS,
   }, async (args, principal) => {
-    const listing = await createStock(deps.db, officeOf(principal), args, nowOf(deps));
+    const listing = await actAs(deps, principal, (a) => createStock(a, args));
     return { data: listing, text: stockText(listing, "Entwurf angelegt.") };
   });
 
@@ -143,7 +142,7 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     output: stockListingSchema,
     annotations: UPDATES,
   }, async ({ id, ...fields }, principal) => {
-    const listing = await updateStock(deps.db, officeOf(principal), id, fields, nowOf(deps));
+    const listing = await actAs(deps, principal, (a) => updateStock(a, id, fields));
     return { data: listing, text: stockText(listing, "Objekt gespeichert.") };
   });
 
@@ -161,7 +160,7 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
     output: stockListingSchema,
     annotations: UPDATES,
   }, async ({ id }, principal) => {
-    const listing = await publishStock(deps.db, officeOf(principal), id, nowOf(deps));
+    const listing = await actAs(deps, principal, (a) => publishStock(a, id));
     return { data: listing, text: stockText(listing, "Objekt ist veröffentlicht.") };
   });
 
@@ -174,17 +173,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "Dienstes bereitet für jede laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Liefert das " +
       "Objekt. / Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); " +
       "it stays in your stock and can be published again. The service's agent prepares a rejection for each " +
-      "ongoing enquiry, awaiting your approval (list_proposals). Returns the listing.",
+      "ongoing inquiry, awaiting your approval (list_proposals). Returns the listing.",
     input: idInput,
     output: stockListingSchema,
     annotations: DESTROYS,
   }, async ({ id }, principal) => {
-    const r = await withdrawStock(deps, {
-      officeId: officeOf(principal),
-      id,
-      now: nowOf(deps),
-      origin: originOf(principal),
-    });
+    const r = await actAs(deps, principal, (a) => withdrawStock(a, id));
     return { data: r.listing, text: availabilityText(r, "Objekt ist zurückgezogen.") };
   });
 
@@ -197,19 +191,14 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "und kann mit publish_property wieder veröffentlicht werden. Der Assistent des Dienstes bereitet für jede " +
       "laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Entwürfe und zurückgezogene Objekte: " +
       "conflict. Liefert das Objekt. / Marks a published listing of your office as reserved: it leaves the public " +
-      "catalogue at once and takes no new enquiries, but stays in your stock (status reserved) and can be " +
-      "published again with publish_property. The service's agent prepares a rejection for each ongoing enquiry, " +
+      "catalogue at once and takes no new inquiries, but stays in your stock (status reserved) and can be " +
+      "published again with publish_property. The service's agent prepares a rejection for each ongoing inquiry, " +
       "awaiting your approval (list_proposals). Drafts and withdrawn listings: conflict. Returns the listing.",
     input: idInput,
     output: stockListingSchema,
     annotations: UPDATES,
   }, async ({ id }, principal) => {
-    const r = await reserveStock(deps, {
-      officeId: officeOf(principal),
-      id,
-      now: nowOf(deps),
-      origin: originOf(principal),
-    });
+    const r = await actAs(deps, principal, (a) => reserveStock(a, id));
     return { data: r.listing, text: availabilityText(r, "Objekt ist reserviert.") };
   });
 }

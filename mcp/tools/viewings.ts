@@ -1,11 +1,12 @@
 /**
- * MCP tools of viewings (`Besichtigungen`): seekers list a listing's slots, book one for an enquiry and give it
+ * MCP tools of viewings (`Besichtigungen`): seekers list a listing's slots, book one for an inquiry and give it
  * up; providers create, list, move and cancel slots. Thin adapters over `viewings/viewings.ts`.
  */
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
+import { actAs, officeOf, seekerOf } from "../../auth/principal.ts";
 import {
   bookViewing,
   cancelViewing,
@@ -43,7 +44,7 @@ const seekerSlotSchema = z.object({
   end: z.string().describe("ISO 8601 end."),
   places: z.number().int(),
   free_places: z.number().int(),
-  booked_by_me: z.boolean().describe("One of the caller's enquiries has booked this slot."),
+  booked_by_me: z.boolean().describe("One of the caller's inquiries has booked this slot."),
 });
 
 const providerSlotSchema = z.object({
@@ -58,7 +59,7 @@ const providerSlotSchema = z.object({
   bookings: z.array(z.object({
     id: z.string().describe("Booking id."),
     inquiry_id: z.string(),
-    name: z.string().nullable().describe("The enquirer's name."),
+    name: z.string().nullable().describe("The inquirer's name."),
     booked_at: z.string().describe("ISO 8601."),
   })).describe("Active bookings of the slot."),
 });
@@ -91,7 +92,7 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
     output: z.object({ items: z.array(seekerSlotSchema), ...pageMetaFields }),
     annotations: READ_ONLY,
   }, async (args, principal) => {
-    const page = await listSeekerSlots(deps, principal, args);
+    const page = await listSeekerSlots(deps, seekerOf(principal), args);
     const lines = page.items.map((s) =>
       `${slotLineDe(s)}: ${s.free_places} von ${s.places} Plätzen frei${
         s.booked_by_me ? ", von Ihnen gebucht" : ""
@@ -107,11 +108,11 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
     description:
       "Bucht einen Besichtigungstermin für eine Ihrer Anfragen zum selben Objekt. Hat die Anfrage " +
       "schon einen anderen Termin, wird umgebucht; derselbe Termin noch einmal ändert nichts. " +
-      "Books a viewing slot for one of your enquiries about the same listing (the enquiry must not be rejected " +
+      "Books a viewing slot for one of your inquiries about the same listing (the inquiry must not be rejected " +
       "or closed; the slot must be open, in the future and have a free place, else error conflict). An existing " +
-      "booking of the enquiry on another slot is moved; booking the same slot again changes nothing. Returns the " +
+      "booking of the inquiry on another slot is moved; booking the same slot again changes nothing. Returns the " +
       "booking with start, end, moved and unchanged.",
-    input: z.object({ inquiry_id: id("Your enquiry's id"), slot_id: id("Slot id from list_viewing_slots") }),
+    input: z.object({ inquiry_id: id("Your inquiry's id"), slot_id: id("Slot id from list_viewing_slots") }),
     output: z.object({
       booking_id: z.string(),
       inquiry_id: z.string(),
@@ -124,7 +125,7 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
     }),
     annotations: BOOKS,
   }, async (args, principal) => {
-    const r = await bookViewing(deps, principal, args.inquiry_id, args.slot_id);
+    const r = await actAs(deps, principal, (a) => bookViewing(a, args.inquiry_id, args.slot_id));
     const what = r.unchanged ? "Bereits gebucht" : r.moved ? "Umgebucht auf" : "Gebucht";
     return { data: r, text: `${what}: Besichtigung am ${slotLineDe(r)}. Buchung: ${r.booking_id}` };
   });
@@ -134,9 +135,9 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
     title: "Besichtigung absagen / Cancel a viewing",
     description:
       "Sagt die gebuchte Besichtigung einer Ihrer Anfragen ab; der Termin selbst bleibt bestehen. " +
-      "Gives up the booked viewing of one of your enquiries; the slot itself stays. Without a booking nothing " +
+      "Gives up the booked viewing of one of your inquiries; the slot itself stays. Without a booking nothing " +
       "changes (cancelled false). Returns inquiry_id, cancelled, slot_id and start of the given-up booking.",
-    input: z.object({ inquiry_id: id("Your enquiry's id") }),
+    input: z.object({ inquiry_id: id("Your inquiry's id") }),
     output: z.object({
       inquiry_id: z.string(),
       cancelled: z.boolean(),
@@ -145,7 +146,7 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
     }),
     annotations: DESTROYS,
   }, async (args, principal) => {
-    const r = await cancelViewing(deps, principal, args.inquiry_id);
+    const r = await actAs(deps, principal, (a) => cancelViewing(a, args.inquiry_id));
     return {
       data: r,
       text: r.cancelled
@@ -176,7 +177,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
     output: z.object({ listing_id: z.string(), items: z.array(providerSlotSchema) }),
     annotations: ADDS,
   }, async (args, principal) => {
-    const r = await createViewingSlots(deps, principal, args.listing_id, args.slots);
+    const r = await actAs(deps, principal, (a) => createViewingSlots(a, args.listing_id, args.slots));
     return {
       data: r,
       text: [`${r.items.length} Termin(e) angelegt.`, ...r.items.map(providerSlotText)].join("\n"),
@@ -188,7 +189,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
     title: "Besichtigungen anzeigen / List viewings",
     description: "Zeigt die Besichtigungstermine Ihres Büros mit Status und Buchungen (Anfrage, Name, " +
       "Buchungszeit). Lists your office's viewing slots, optionally of one listing and starting in [from, to), " +
-      "earliest first, with status, counts and active bookings (booking id, inquiry_id, enquirer name, " +
+      "earliest first, with status, counts and active bookings (booking id, inquiry_id, inquirer name, " +
       "booked_at). Returns {items, total, page, page_size}.",
     input: z.object({
       listing_id: id("Listing id").optional(),
@@ -199,7 +200,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
     output: z.object({ items: z.array(providerSlotSchema), ...pageMetaFields }),
     annotations: READ_ONLY,
   }, async (args, principal) => {
-    const page = await listOfficeViewings(deps, principal, args);
+    const page = await listOfficeViewings(deps, officeOf(principal), args);
     return {
       data: page,
       text: [pageText(page.items.length, page.total, page.page), ...page.items.map(providerSlotText)].join(
@@ -220,7 +221,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
     output: z.object({ slot: providerSlotSchema, bookings_affected: z.number().int() }),
     annotations: UPDATES,
   }, async (args, principal) => {
-    const r = await moveViewingSlot(deps, principal, args.slot_id, args);
+    const r = await actAs(deps, principal, (a) => moveViewingSlot(a, args.slot_id, args));
     return {
       data: r,
       text: `Termin verlegt: ${providerSlotText(r.slot)}; ${r.bookings_affected} Buchung(en).`,
@@ -238,7 +239,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
     output: z.object({ slot: providerSlotSchema, bookings_affected: z.number().int() }),
     annotations: DESTROYS,
   }, async (args, principal) => {
-    const r = await cancelViewingSlot(deps, principal, args.slot_id);
+    const r = await actAs(deps, principal, (a) => cancelViewingSlot(a, args.slot_id));
     return {
       data: r,
       text: `Termin abgesagt: ${providerSlotText(r.slot)}; ${r.bookings_affected} Buchung(en).`,
