@@ -3,7 +3,6 @@
  * OAuth connection or an API key. Built by `auth/mcp_auth.ts`; read by the MCP servers and their tools.
  */
 import { AppError } from "../errors.ts";
-import { act, type Action, type Actor, type AppDeps, type Who } from "../deps.ts";
 
 /** The two rights of docs/contract.md §5: `lesen` (provider server) and `suchen` (seeker server). */
 export type Right = "lesen" | "suchen";
@@ -50,26 +49,4 @@ export function officeOf(principal: Principal): string {
 export function seekerOf(principal: Principal): string {
   if (principal.right !== "suchen") throw new AppError("not_found");
   return principal.userId;
-}
-
-/**
- * Who acts for an MCP call (`act`): a provider for their office (`not_found` without an active membership), or a
- * seeker; the app or key the call came through is the origin (a page session has none).
- */
-export function whoOf(principal: Principal): Who {
-  const o = principal.origin;
-  const origin = o.kind === "web"
-    ? null
-    : o.kind === "oauth"
-    ? { clientId: o.clientId }
-    : { apiKeyId: o.keyId };
-  const actor: Actor = principal.right === "lesen"
-    ? { kind: "provider", userId: principal.userId, officeId: officeOf(principal) }
-    : { kind: "seeker", userId: principal.userId };
-  return { actor, origin };
-}
-
-/** Runs the write `fn` as one action of `principal` (`act` with {@linkcode whoOf}): the MCP tools' way to write. */
-export function actAs<T>(deps: AppDeps, principal: Principal, fn: (a: Action) => Promise<T>): Promise<T> {
-  return act(deps, whoOf(principal), fn);
 }

@@ -22,7 +22,7 @@ import { csrfOk, csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 import { langOfRequest, pageAct, type PageCtx, readForm, when } from "./common.ts";
-import { messagePage, notFoundPage, type Person, personOf } from "./listing_pages.tsx";
+import { messagePage, notFoundPage, type Person, personOf } from "./page_person.tsx";
 
 type C = Context<AppEnv>;
 

@@ -11,7 +11,8 @@ import { csrfToken } from "./csrf.ts";
 import { type Lang, t } from "./i18n.ts";
 import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx, wantsHtmlPage } from "./common.ts";
-import { ListingCard, personOf, SearchForm } from "./listing_pages.tsx";
+import { personOf } from "./page_person.tsx";
+import { ListingCard, SearchForm } from "./search_page.tsx";
 
 type C = Context<AppEnv>;
 

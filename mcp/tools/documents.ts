@@ -1,6 +1,7 @@
 /** MCP tools of the provider server for documents on listings: upload_file, list_files (over documents/files.ts). */
 import { z } from "zod";
-import { actAs, officeOf } from "../../auth/principal.ts";
+import { officeOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   FILE_MAX_BYTES,

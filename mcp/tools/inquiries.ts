@@ -4,7 +4,8 @@
  * get_inquiry, reply_to_inquiry, reject_inquiry.
  */
 import { z } from "zod";
-import { actAs, officeOf, seekerOf } from "../../auth/principal.ts";
+import { officeOf, seekerOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   getOfficeInquiry,

@@ -3,7 +3,7 @@
  * caller's office. Thin adapter over `catalogue/openimmo_import.ts`.
  */
 import { z } from "zod";
-import { whoOf } from "../../auth/principal.ts";
+import { whoOf } from "./acting.ts";
 import { importOpenImmo, type ImportSummary, importSummarySchema } from "../../catalogue/openimmo_import.ts";
 import { AppError } from "../../errors.ts";
 import type { AppDeps } from "../../deps.ts";

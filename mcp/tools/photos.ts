@@ -3,7 +3,7 @@
  * photos/photos.ts). The provider's get_property shows a listing's photos (`fotos`). URLs are absolute.
  */
 import { z } from "zod";
-import { actAs } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import { decodeBase64 } from "../../documents/files.ts";
 import type { AppDeps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";

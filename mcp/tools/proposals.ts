@@ -4,7 +4,8 @@
  * draft texts. Thin adapters over `agent/proposals.ts`.
  */
 import { z } from "zod";
-import { actAs, officeOf } from "../../auth/principal.ts";
+import { officeOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import {
   type Approval,

@@ -3,7 +3,8 @@
  * `searches/saved_searches.ts`; a seeker only ever sees their own searches.
  */
 import { z } from "zod";
-import { actAs, seekerOf } from "../../auth/principal.ts";
+import { seekerOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import { searchFiltersSchema } from "../../catalogue/filters.ts";
 import { filtersText } from "../../catalogue/german.ts";
 import { listingSchema, pageMetaFields, pagingFields } from "../../catalogue/listing.ts";

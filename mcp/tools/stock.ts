@@ -20,7 +20,8 @@ import {
   updateStock,
   withdrawStock,
 } from "../../catalogue/stock.ts";
-import { actAs, officeOf } from "../../auth/principal.ts";
+import { officeOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { listingText } from "./get_property.ts";

@@ -6,7 +6,8 @@ import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
-import { actAs, officeOf, seekerOf } from "../../auth/principal.ts";
+import { officeOf, seekerOf } from "../../auth/principal.ts";
+import { actAs } from "./acting.ts";
 import {
   bookViewing,
   cancelViewing,
