@@ -1,6 +1,7 @@
 /**
  * SQL of event delivery (docs/architecture.md §6): draining the outbox into deliveries, claiming an attempt, the access checks
- * before it, recording its outcome, the sweep, owed termination messages and the attempt log.
+ * before it, recording its outcome, the sweep and owed termination messages. The attempt log is read in
+ * `db/delivery_log.ts`, a subscription's delivery state and events sent again are in `db/subscription_state.ts`.
  */
 import { eventIdOf } from "./outbox.ts";
 import { type Kysely, sql } from "kysely";
@@ -133,12 +134,15 @@ export interface ClaimedAttempt {
   role: string | null;
   memberOffice: string | null;
   optedOut: boolean;
+  /** Delivery of the subscription is suspended (its events are kept, not sent: docs/contract.md §6.4). */
+  suspended: boolean;
 }
 
 /**
- * The deliveries whose next attempt is due at `now` (machine time): pending ones whose time came, and claimed ones
- * whose claim ran out (their holder died); at most `limit`, earliest first. Read without a lock: each is then
- * claimed by {@linkcode claimAttempt}, which only one instance wins.
+ * The retries due at `now` (machine time): pending ones whose time came, and claimed ones whose claim ran out (their
+ * holder died); at most `limit`, earliest first. Read without a lock: each is then claimed by
+ * {@linkcode claimAttempt}, which only one instance wins. Events sent again (attempt 1 of a row) are not here: one
+ * of them at a time per subscription (`dueReplays` in db/subscription_state.ts).
  */
 export async function dueAttempts(
   db: Db,
@@ -148,7 +152,7 @@ export async function dueAttempts(
   const r = await sql<
     { id: string; attempt: number }
   >`select id, next_attempt as attempt from event_deliveries
-    where state in ('pending', 'sending') and next_attempt_at <= ${now}
+    where state in ('pending', 'sending') and next_attempt_at <= ${now} and next_attempt > 1
     order by next_attempt_at limit ${limit}`.execute(db.kysely);
   return r.rows.map((x) => ({ id: x.id, attempt: Number(x.attempt) }));
 }
@@ -201,7 +205,7 @@ export async function releaseHolds(db: Db, outboxIds: readonly string[], heldUnt
  * per event) and `subs` (one per subscription, with its facts read once however many attempts it has). Fewer and
  * smaller rows than one wide row per attempt: a drained batch of 100 events × 4 subscriptions reads 4 sets of facts.
  */
-const attemptSets =
+export const attemptSets =
   sql`(select json_agg(json_build_array(c.id, c.outbox_id, c.subscription_id, c.attempt)) from c) as pairs,
     (select json_agg(json_build_object('id', o.id, 'name', o.name, 'data', o.data, 'at', o.created_at))
       from event_outbox o where o.id = any (array(select distinct outbox_id from c))) as events,
@@ -215,7 +219,8 @@ const attemptSets =
         'memberOffice', (select m.office_id from office_memberships m
           where m.user_id = s.user_id and m.ended_at is null limit 1),
         'optedOut', exists (select 1 from event_opt_outs x
-          where x.user_id = s.user_id and x.client_id = s.client_id and x.name = s.name)))
+          where x.user_id = s.user_id and x.client_id = s.client_id and x.name = s.name),
+        'suspended', s.suspended_at is not null))
       from event_subscriptions s left join users u on u.id = s.user_id
       where s.id = any (array(select distinct subscription_id from c))) as subs`;
 
@@ -245,7 +250,7 @@ type SubscriptionJson =
   & { id: string; previousSecretUntil: string | null; expiresAt: string; consentScopes: unknown };
 
 /** The attempts of an {@linkcode attemptSets} row: one per pair, sharing its event's and subscription's objects. */
-function attemptsOf(row: Record<string, unknown>, isNew = false): ClaimedAttempt[] {
+export function attemptsOf(row: Record<string, unknown>, isNew = false): ClaimedAttempt[] {
   const events = new Map((jsonOf<EventJson[]>(row.events) ?? []).map((e) => [e.id, eventOf(e)]));
   const subs = new Map((jsonOf<SubscriptionJson[]>(row.subs) ?? []).map((s) => [s.id, subscriptionOf(s)]));
   const out: ClaimedAttempt[] = [];
@@ -287,6 +292,7 @@ function subscriptionOf(s: SubscriptionJson) {
     role: s.role,
     memberOffice: s.memberOffice,
     optedOut: s.optedOut,
+    suspended: s.suspended,
   };
 }
 
@@ -306,6 +312,12 @@ export interface AttemptRecord {
   nextAt?: Date;
   /** For a first attempt from {@linkcode drainOutbox}: the delivery to write (it has no row yet). */
   create?: { outboxId: string; subscriptionId: string };
+  /** The delivery's subscription (its delivery state is noted from the record: db/subscription_state.ts). */
+  subscriptionId: string;
+  /** The MCP events draft's category of a failed attempt; null when delivered. */
+  category: string | null;
+  /** The fourth attempt failed: the subscription's delivery is suspended and the event kept. */
+  suspend?: boolean;
 }
 
 /** Logs the attempt and moves the delivery on (next attempt pending, or finished), in one transaction. */
@@ -396,50 +408,9 @@ export async function takeTerminations(db: Db, now: Date, limit: number): Promis
   return r.rows;
 }
 
-/** Drops the still-open deliveries of subscription `id` (it ended). */
+/** Drops the still-open and the kept deliveries of subscription `id` (it ended). */
 export async function dropOpenDeliveries(q: Kysely<Database>, subscriptionId: string, now: Date) {
   await q.updateTable("event_deliveries").set({ state: "dropped", finished_at: now, lease_until: null })
-    .where("subscription_id", "=", subscriptionId).where("state", "in", ["pending", "sending"]).execute();
-}
-
-/** One line of the attempt log. */
-export interface AttemptLogLine {
-  eventId: string;
-  name: string;
-  subscriptionId: string;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  status: number | null;
-  errorClass: string | null;
-  outcome: string;
-  state: string;
-}
-
-/** The attempts of a subscription (`sub_…`) or an event (`evt_…`), oldest first, at most `limit`. */
-export async function attemptLog(
-  db: Db,
-  of: { subscriptionId: string } | { outboxId: string },
-  limit: number,
-): Promise<AttemptLogLine[]> {
-  const filter = "subscriptionId" in of
-    ? sql`d.subscription_id = ${of.subscriptionId}`
-    : sql`d.outbox_id = ${of.outboxId}::uuid`;
-  const r = await sql<Record<string, unknown>>`select o.id as outbox_id, o.name, d.subscription_id, a.attempt,
-      a.started_at, a.duration_ms, a.status, a.error_class, a.outcome, d.state
-    from event_delivery_attempts a join event_deliveries d on d.id = a.delivery_id
-      join event_outbox o on o.id = d.outbox_id
-    where ${filter} order by a.started_at, a.id limit ${limit}`.execute(db.kysely);
-  return r.rows.map((x) => ({
-    eventId: eventIdOf(x.outbox_id as string),
-    name: x.name as string,
-    subscriptionId: x.subscription_id as string,
-    attempt: Number(x.attempt),
-    startedAt: new Date(x.started_at as string),
-    durationMs: Number(x.duration_ms),
-    status: x.status === null ? null : Number(x.status),
-    errorClass: x.error_class as string | null,
-    outcome: x.outcome as string,
-    state: x.state as string,
-  }));
+    .where("subscription_id", "=", subscriptionId).where("state", "in", ["pending", "sending", "held"])
+    .execute();
 }

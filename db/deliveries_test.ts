@@ -34,6 +34,8 @@ function delivered(c: ClaimedAttempt, startedMs: number): AttemptRecord {
     errorClass: null,
     outcome: "delivered",
     create: { outboxId: c.outboxId, subscriptionId: c.subscriptionId },
+    subscriptionId: c.subscriptionId,
+    category: null,
   };
 }
 

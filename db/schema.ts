@@ -376,6 +376,12 @@ export interface EventSubscriptionsTable {
   end_reason: string | null;
   terminate_pending: Generated<boolean>;
   terminated_sent_at: Timestamp | null;
+  last_delivery_at: Timestamp | null;
+  last_failure_at: Timestamp | null;
+  last_error: string | null;
+  failing_since: Timestamp | null;
+  suspended_at: Timestamp | null;
+  next_replay_at: Timestamp | null;
 }
 
 /** A verified webhook address per person, app and address. */
@@ -399,7 +405,7 @@ export interface EventDeliveriesTable {
   id: Generated<string>;
   outbox_id: string;
   subscription_id: string;
-  state: Generated<"pending" | "sending" | "delivered" | "failed" | "dropped">;
+  state: Generated<"pending" | "sending" | "delivered" | "failed" | "dropped" | "held">;
   next_attempt: Generated<number>;
   next_attempt_at: Timestamp;
   lease_until: Timestamp | null;

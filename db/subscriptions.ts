@@ -6,6 +6,7 @@ import { isUuid } from "../ids.ts";
 import { type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database } from "./schema.ts";
+import { DELIVERY_STATE_COLUMNS, deliveryStateOf, type DeliveryStateRow } from "./subscription_state.ts";
 
 /** A subscription row as the domain reads it. */
 export interface SubscriptionRow {
@@ -24,6 +25,8 @@ export interface SubscriptionRow {
   expiresAt: Date;
   endedAt: Date | null;
   endReason: string | null;
+  /** Delivery is suspended since (docs/contract.md §6.4); null while active. */
+  suspendedAt: Date | null;
 }
 
 /** What identifies a subscription: person, app, server, event, canonical filter and address. */
@@ -54,6 +57,7 @@ function toRow(r: any): SubscriptionRow {
     expiresAt: new Date(r.expires_at),
     endedAt: r.ended_at ? new Date(r.ended_at) : null,
     endReason: r.end_reason,
+    suspendedAt: r.suspended_at ? new Date(r.suspended_at) : null,
   };
 }
 
@@ -126,7 +130,10 @@ export async function insertSubscription(q: Kysely<Database>, s: NewSubscription
   }).execute();
 }
 
-/** Renews subscription `id`: new expiry, and the secrets after a possible rotation. */
+/**
+ * Renews subscription `id`: new expiry, and the secrets after a possible rotation. Returns its delivery state, read
+ * with the row lock the renewal holds until its transaction ends.
+ */
 export async function renewSubscription(
   q: Kysely<Database>,
   id: string,
@@ -137,14 +144,15 @@ export async function renewSubscription(
     now: Date;
     expiresAt: Date;
   },
-): Promise<void> {
-  await q.updateTable("event_subscriptions").set({
+): Promise<DeliveryStateRow> {
+  const row = await q.updateTable("event_subscriptions").set({
     secret_enc: r.secretEnc,
     previous_secret_enc: r.previousSecretEnc,
     previous_secret_until: r.previousSecretUntil,
     renewed_at: r.now,
     expires_at: r.expiresAt,
-  }).where("id", "=", id).execute();
+  }).where("id", "=", id).returning(DELIVERY_STATE_COLUMNS).executeTakeFirstOrThrow();
+  return deliveryStateOf(row);
 }
 
 /** Why a subscription ended (the `end_reason` column). */
@@ -158,23 +166,27 @@ export type EndReason =
 
 /**
  * Ends the live subscriptions selected by `where` (one id, or all of a person's app, optionally one event);
- * `terminate` marks that a `terminated` control message is owed. Returns the ids ended.
+ * `terminate` marks that a `terminated` control message is owed. Returns the ids ended. The rows are locked in id
+ * order first, the order every statement that locks several subscriptions keeps (db/subscription_state.ts).
  */
 export async function endSubscriptions(
   q: Kysely<Database>,
   where: { id: string } | { userId: string; clientId: string; name?: string },
   end: { reason: EndReason; now: Date; terminate: boolean },
 ): Promise<string[]> {
-  let u = q.updateTable("event_subscriptions").set({
+  let picked = q.selectFrom("event_subscriptions").select("id").where("ended_at", "is", null);
+  if ("id" in where) picked = picked.where("id", "=", where.id);
+  else {
+    picked = picked.where("user_id", "=", where.userId).where("client_id", "=", where.clientId);
+    if (where.name) picked = picked.where("name", "=", where.name);
+  }
+  const ids = (await picked.orderBy("id").forUpdate().execute()).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const u = q.updateTable("event_subscriptions").set({
     ended_at: end.now,
     end_reason: end.reason,
     terminate_pending: end.terminate,
-  }).where("ended_at", "is", null);
-  if ("id" in where) u = u.where("id", "=", where.id);
-  else {
-    u = u.where("user_id", "=", where.userId).where("client_id", "=", where.clientId);
-    if (where.name) u = u.where("name", "=", where.name);
-  }
+  }).where("id", "in", ids).where("ended_at", "is", null);
   return (await u.returning("id").execute()).map((r) => r.id);
 }
 

@@ -1,10 +1,13 @@
 /**
  * The events of a person's connected apps as the "Connected apps" page shows them (docs/contract.md §6.3): the live
- * subscriptions of each app, and a per-app switch for each event. Switching an event off ends the app's live
- * subscriptions of it at once (a `terminated` message with reason `ended_by_user` is owed) and makes the app's
- * next renewal fail with -32012 `ended_by_user`; switching it on lets the app subscribe again.
+ * subscriptions of each app with their delivery state and recent attempts, and a per-app switch for each event.
+ * Switching an event off ends the app's live subscriptions of it at once (a `terminated` message with reason
+ * `ended_by_user` is owed) and makes the app's next renewal fail with -32012 `ended_by_user`; switching it on lets
+ * the app subscribe again.
  */
 import { dropOpenDeliveries } from "../db/deliveries.ts";
+import { recentAttempts } from "../db/delivery_log.ts";
+import { deliveryOverview } from "../db/subscription_state.ts";
 import { connectionsOf } from "../db/oauth.ts";
 import {
   deleteOptOut,
@@ -17,6 +20,40 @@ import {
 import { AppError } from "../errors.ts";
 import { type Action, type AppDeps, nowOf } from "../deps.ts";
 import { EVENT_SERVER, type EventName, type EventServer, eventsOf, isEventName } from "./catalogue.ts";
+import { categoryOf, type DeliveryErrorCategory } from "./http_client.ts";
+import { type DeliveryStatus, deliveryStatus, NEW_DELIVERY_STATUS, resendable } from "./suspension.ts";
+
+/** Attempts shown per subscription, newest first. */
+const ATTEMPTS_SHOWN = 10;
+/** They are read from this many of the subscription's newest deliveries. */
+const DELIVERIES_READ = 20;
+
+/** One attempt as the page shows it. */
+export interface AttemptLine {
+  eventId: string;
+  name: string;
+  attempt: number;
+  at: Date;
+  durationMs: number;
+  /** The answer's HTTP status, null without an answer. */
+  status: number | null;
+  /** The draft's category of a failed attempt (null when delivered or not an attempt). */
+  category: DeliveryErrorCategory | null;
+  /** `delivered`, `retry`, `failed`, `gone`, `dropped`. */
+  outcome: string;
+  /** The person may send this event again (on the newest attempt of a delivery that failed within 24 hours). */
+  resendable: boolean;
+}
+
+/** A subscription's delivery as the page shows it. */
+export interface SubscriptionDelivery {
+  status: DeliveryStatus;
+  /** Events kept while delivery is suspended. */
+  kept: number;
+  /** Events waiting to be sent again. */
+  resending: number;
+  attempts: AttemptLine[];
+}
 
 /** One live subscription of an app, as the page shows it (never the secret, never the address's query). */
 export interface AppSubscription {
@@ -29,6 +66,7 @@ export interface AppSubscription {
   address: string;
   /** When the subscription runs out unless the app renews it. */
   refreshBefore: Date;
+  delivery: SubscriptionDelivery;
 }
 
 /** What the page shows of one app's events. */
@@ -61,15 +99,20 @@ export function addressOf(url: string): string {
   }
 }
 
-/** Per app (client id): its live, unexpired subscriptions (newest first) and its switched-off events. */
+/**
+ * Per app (client id): its live, unexpired subscriptions (newest first) with their delivery, and its switched-off
+ * events.
+ */
 export async function appSubscriptions(
   deps: Pick<AppDeps, "db" | "clock">,
   userId: string,
 ): Promise<Map<string, AppEvents>> {
+  const now = nowOf(deps);
   const [subs, offs] = await Promise.all([
-    liveSubscriptionsOf(deps.db, userId, nowOf(deps)),
+    liveSubscriptionsOf(deps.db, userId, now),
     optOutsOf(deps.db, userId),
   ]);
+  const delivery = await deliveriesOf(deps, subs.map((s) => s.id), now);
   const out = new Map<string, AppEvents>();
   const of = (clientId: string) => {
     let e = out.get(clientId);
@@ -84,9 +127,45 @@ export async function appSubscriptions(
       filter: s.arguments,
       address: addressOf(s.url),
       refreshBefore: s.expiresAt,
+      delivery: delivery.get(s.id) ?? { status: NEW_DELIVERY_STATUS, kept: 0, resending: 0, attempts: [] },
     });
   }
   for (const o of offs) of(o.clientId).switchedOff.push(o.name);
+  return out;
+}
+
+/** The delivery state and recent attempts of subscriptions `ids`. */
+async function deliveriesOf(
+  deps: Pick<AppDeps, "db">,
+  ids: string[],
+  now: Date,
+): Promise<Map<string, SubscriptionDelivery>> {
+  const [overview, attempts] = await Promise.all([
+    deliveryOverview(deps.db, ids),
+    recentAttempts(deps.db, ids, { perSubscription: ATTEMPTS_SHOWN, deliveries: DELIVERIES_READ }),
+  ]);
+  const out = new Map<string, SubscriptionDelivery>();
+  for (const [id, o] of overview) {
+    out.set(id, { status: deliveryStatus(o), kept: o.kept, resending: o.resending, attempts: [] });
+  }
+  const offered = new Set<string>();
+  for (const a of attempts) {
+    const d = out.get(a.subscriptionId);
+    if (!d) continue;
+    const first = !offered.has(a.deliveryId);
+    offered.add(a.deliveryId);
+    d.attempts.push({
+      eventId: a.eventId,
+      name: a.name,
+      attempt: a.attempt,
+      at: a.startedAt,
+      durationMs: a.durationMs,
+      status: a.status,
+      category: a.outcome === "dropped" ? null : categoryOf(a.status, a.errorClass),
+      outcome: a.outcome,
+      resendable: first && d.status.active && resendable(a.state, a.eventAt, now),
+    });
+  }
   return out;
 }
 

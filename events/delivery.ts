@@ -1,8 +1,9 @@
 /**
  * Delivery of events as Standard Webhooks (docs/contract.md §6.4, docs/architecture.md §6), in small named steps: drain the outbox into
- * deliveries, then per delivery and attempt: claim, check access (consent, right, membership, switched off),
- * sign, POST through the SSRF-safe client, classify, log, and schedule the next attempt. Also the sweep that
- * re-drives anything a crash or a lost message left behind, and the owed `terminated` control messages.
+ * deliveries, then per delivery and attempt: claim, check access (consent, right, membership, switched off) and
+ * suspension (the event is kept), sign and POST (`webhook_message.ts`), classify, log, and schedule the next
+ * attempt or suspend (`suspension.ts`). Also the due attempts (retries, and events sent again one at a time per
+ * subscription), the hand-back at stop, and the owed `terminated` control messages.
  */
 import { rightOfRole } from "../auth/principal.ts";
 import type { Db } from "../db/connection.ts";
@@ -23,18 +24,21 @@ import {
   takeTerminations,
 } from "../db/deliveries.ts";
 import { type EndReason, endSubscriptions } from "../db/subscriptions.ts";
+import { claimReplay, dueReplays, keepDelivery } from "../db/subscription_state.ts";
 import type { AppDeps } from "../deps.ts";
 import { nowOf } from "../deps.ts";
-import type { EventBody } from "./delivery_state.ts";
-import type { PostOutcome } from "./http_client.ts";
+import { errorCategory, errorClassOf, type PostOutcome, statusOf } from "./http_client.ts";
 import { ATTEMPT_TIMEOUT_MS } from "./runtime.ts";
 import { rightOfServer } from "./catalogue.ts";
-
-/** Largest event body sent (docs/contract.md §9: 256 KiB). */
-export const MAX_BODY_BYTES = 256 * 1024;
-
-/** How long the old secret keeps signing after a rotation (docs/contract.md §6.1). */
-export const ROTATION_OVERLAP_MS = 15 * 60_000;
+import { REPLAY_GAP_MS, suspends } from "./suspension.ts";
+import {
+  controlMessageId,
+  handled,
+  post,
+  signAttempt,
+  type SignedAttempt,
+  signedPost,
+} from "./webhook_message.ts";
 
 /** Outbox rows per drain statement. */
 const DRAIN_BATCH = 100;
@@ -130,16 +134,24 @@ const DUE_BATCH = 200;
 
 /**
  * Makes every delivery attempt that is due (a retry whose time came, or one whose holder died), each claimed by
- * whichever instance comes first; resolves when they were sent and recorded. Returns how many this process made.
+ * whichever instance comes first, and the events sent again (`suspension.ts`): per subscription the next one in
+ * event order, one at a time, at most one per {@linkcode REPLAY_GAP_MS}, so this run goes on while they last.
+ * Resolves when they were sent and recorded. Returns how many this process made.
  */
 export async function sendDueAttempts(deps: AppDeps): Promise<number> {
   let made = 0;
   for (;;) {
-    const due = await dueAttempts(deps.db, new Date(), DUE_BATCH);
-    const outcomes = await Promise.all(due.map((d) => attempt(deps, d.id, d.attempt)));
+    const now = new Date();
+    const [due, replays] = await Promise.all([
+      dueAttempts(deps.db, now, DUE_BATCH),
+      dueReplays(deps.db, now, DUE_BATCH),
+    ]);
+    const outcomes = await Promise.all([...due, ...replays].map((d) => attempt(deps, d.id, d.attempt)));
     const n = outcomes.filter((o) => o !== undefined).length;
     made += n;
-    if (due.length < DUE_BATCH || n === 0) return made;
+    if (n === 0) return made;
+    if (replays.length > 0) await new Promise((r) => setTimeout(r, REPLAY_GAP_MS));
+    else if (due.length < DUE_BATCH) return made;
   }
 }
 
@@ -155,10 +167,16 @@ export async function handBackDeliveries(deps: AppDeps): Promise<void> {
   await releaseAttempts(deps.db, [...held.attempts], new Date());
 }
 
-/** Why an attempt must not be made: the subscription ended or expired, or access is gone (→ revoke). */
-type Hold = { drop: "subscription_ended" | "subscription_expired" } | { revoke: EndReason };
+/**
+ * Why an attempt must not be made: the subscription ended or expired, access is gone (→ revoke), or its delivery
+ * is suspended (→ the event is kept).
+ */
+type Hold = { drop: "subscription_ended" | "subscription_expired" } | { revoke: EndReason } | { keep: true };
 
-/** Checks consent, right, membership and the person's switch before an attempt (docs/contract.md §5). */
+/**
+ * Checks consent, right, membership and the person's switch before an attempt (docs/contract.md §5), then whether
+ * the subscription's delivery is suspended.
+ */
 export function holdOf(c: ClaimedAttempt, now: Date): Hold | undefined {
   if (c.ended) return { drop: "subscription_ended" };
   if (c.expiresAt <= now) return { drop: "subscription_expired" };
@@ -168,19 +186,29 @@ export function holdOf(c: ClaimedAttempt, now: Date): Hold | undefined {
   if (roleRight !== right || !c.consentScopes.includes(right)) return { revoke: "insufficient_scope" };
   if (c.server === "anbieter" && c.memberOffice !== c.officeId) return { revoke: "access_closed" };
   if (c.optedOut) return { revoke: "ended_by_user" };
+  if (c.suspended) return { keep: true };
   return undefined;
 }
 
-/** Makes attempt `n` of delivery `deliveryId` if it is still due and unclaimed. */
+/** How an attempt ended, or `held`: not made, its event kept for the suspended subscription. */
+export type AttemptResult = AttemptOutcome | "held";
+
+/**
+ * Makes attempt `n` of delivery `deliveryId` if it is still due and unclaimed (attempt 1: an event sent again,
+ * claimed only when its subscription's pace allows).
+ */
 export async function attempt(
   deps: AppDeps,
   deliveryId: string,
   n: number,
-): Promise<AttemptOutcome | undefined> {
+): Promise<AttemptResult | undefined> {
   const { limited, held } = deps.events.delivery;
   if (held.stopped) return undefined;
   const sent = await limited(async () => {
-    const claimed = await claimAttempt(deps.db, deliveryId, n, leaseFrom(new Date()));
+    const lease = leaseFrom(new Date());
+    const claimed = n === 1
+      ? await claimReplay(deps.db, deliveryId, lease, REPLAY_GAP_MS)
+      : await claimAttempt(deps.db, deliveryId, n, lease);
     if (!claimed) return undefined;
     held.attempts.add(deliveryId);
     return await send(deps, claimed);
@@ -203,7 +231,7 @@ async function sendClaimed(
   deps: AppDeps,
   claimed: ClaimedAttempt[],
   hold: BatchHold,
-): Promise<Array<AttemptOutcome | undefined>> {
+): Promise<Array<AttemptResult | undefined>> {
   const claimedAt = Date.now();
   const { limited } = deps.events.delivery;
   // Every attempt of the batch is signed at once: Web Crypto calls made together cost a third of the same calls
@@ -241,14 +269,19 @@ async function send(deps: AppDeps, claimed: ClaimedAttempt, signing?: Promise<Si
   return { claimed, startedAt, result: await post(deps, claimed, signing ?? signAttempt(deps, claimed)) };
 }
 
-/** Classifies and records a sent attempt (or the hold), then ends the subscription or schedules a retry. */
-async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome | undefined> {
+/**
+ * Classifies and records a sent attempt (or the hold), then ends the subscription, schedules a retry, or (the
+ * fourth attempt failed) suspends the subscription's delivery.
+ */
+async function finish(deps: AppDeps, sent: Sent): Promise<AttemptResult | undefined> {
   const { claimed, startedAt } = sent;
   if (deps.events.delivery.held.stopped) return undefined; // handed back: the next holder records it
   if ("hold" in sent) return await holdAttempt(deps, claimed, sent.hold, startedAt);
   const { deliveryId, attempt: n } = claimed;
   const result = sent.result;
-  const outcome = classify(result, n, deps.config.retryDelaysMs.length);
+  const attempts = deps.config.retryDelaysMs.length;
+  const outcome = classify(result, n, attempts);
+  const suspend = suspends(outcome, classify(result, 0, Infinity) === "retry", n, attempts);
   const delay = outcome === "retry" ? retryDelay(deps.config.retryDelaysMs, n) : 0;
   const nextAt = new Date(Date.now() + delay);
   await deps.events.delivery.recorder.add({
@@ -256,16 +289,16 @@ async function finish(deps: AppDeps, sent: Sent): Promise<AttemptOutcome | undef
     attempt: n,
     startedAt,
     durationMs: result.durationMs,
-    status: result.kind === "response" ? result.status : null,
-    errorClass: result.kind === "response"
-      ? null
-      : result.kind === "refused"
-      ? `address_${result.reason}`
-      : result.errorClass,
+    status: statusOf(result),
+    errorClass: errorClassOf(result),
     outcome,
     nextAt,
     create: createOf(claimed),
+    subscriptionId: claimed.subscriptionId,
+    category: errorCategory(result),
+    suspend,
   });
+  if (suspend) deps.log.log("info", "delivery suspended", { subscription: claimed.subscriptionId });
   if (outcome === "gone") await endForGone(deps, claimed);
   if (outcome === "retry") deps.events.wake.dueAt(nextAt);
   return outcome;
@@ -276,13 +309,22 @@ function createOf(c: ClaimedAttempt): AttemptRecord["create"] {
   return c.isNew ? { outboxId: c.outboxId, subscriptionId: c.subscriptionId } : undefined;
 }
 
-/** Records a dropped attempt, revoking the subscription (and owing a `terminated` message) when access is gone. */
+/**
+ * Keeps the event of a suspended subscription (no attempt is logged; due again at once if it was reactivated
+ * meanwhile), or records a dropped attempt, revoking the subscription (and owing a `terminated` message) when
+ * access is gone.
+ */
 async function holdAttempt(
   deps: AppDeps,
   c: ClaimedAttempt,
   hold: Hold,
   startedAt: Date,
-): Promise<AttemptOutcome> {
+): Promise<AttemptResult> {
+  if ("keep" in hold) {
+    const now = new Date();
+    if (await keepDelivery(deps.db, c, now) === "pending") deps.events.wake.dueAt(now);
+    return "held";
+  }
   if ("revoke" in hold) {
     const now = nowOf(deps);
     await deps.db.kysely.transaction().execute(async (tx) => {
@@ -300,99 +342,10 @@ async function holdAttempt(
     errorClass: "revoke" in hold ? `revoked_${hold.revoke}` : hold.drop,
     outcome: "dropped",
     create: createOf(c),
+    subscriptionId: c.subscriptionId,
+    category: null,
   });
   return "dropped";
-}
-
-/** The event body of docs/contract.md §6.4. */
-export function eventBody(
-  c: Pick<ClaimedAttempt, "eventId" | "eventName" | "eventAt" | "eventData">,
-): string {
-  return JSON.stringify({
-    eventId: c.eventId,
-    name: c.eventName,
-    timestamp: c.eventAt.toISOString(),
-    data: c.eventData,
-    cursor: null,
-  });
-}
-
-/** The secrets that sign now: the current one and, within 15 minutes of a rotation, the previous one. */
-export async function signingSecrets(
-  deps: AppDeps,
-  s: { secretEnc: string; previousSecretEnc: string | null; previousSecretUntil: Date | null },
-): Promise<string[]> {
-  const box = deps.events.box;
-  if (!box) throw new Error("events are not configured");
-  const secrets = [await box.open(s.secretEnc)];
-  if (s.previousSecretEnc && s.previousSecretUntil && s.previousSecretUntil > nowOf(deps)) {
-    secrets.push(await box.open(s.previousSecretEnc));
-  }
-  return secrets;
-}
-
-/** The headers of message `id` with `body` for subscription `subscriptionId`, signed now with `secrets`. */
-async function signedHeaders(
-  deps: AppDeps,
-  to: { subscriptionId: string; secrets: string[] },
-  id: string,
-  body: string,
-): Promise<Record<string, string>> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  return {
-    "content-type": "application/json",
-    "webhook-id": id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": await deps.events.signer.header(to.secrets, id, timestamp, body),
-    "x-mcp-subscription-id": to.subscriptionId,
-  };
-}
-
-/** Signs and POSTs `body` as message `id` to `url` for subscription `subscriptionId`. */
-export async function signedPost(
-  deps: AppDeps,
-  to: { url: string; subscriptionId: string; secrets: string[] },
-  id: string,
-  body: string,
-): Promise<PostOutcome> {
-  const rt = deps.events;
-  return await rt.client.post(rt.delivery.url(to.url), await signedHeaders(deps, to, id, body), body);
-}
-
-/** An attempt's signed request, or `tooLarge` when its event's body is over {@linkcode MAX_BODY_BYTES}. */
-type SignedAttempt = { body: string; headers: Record<string, string> } | { tooLarge: true };
-
-/** Signs attempt `c` now (its body is built once per event). */
-async function signAttempt(deps: AppDeps, c: ClaimedAttempt): Promise<SignedAttempt> {
-  const { body, tooLarge } = bodyOf(deps, c);
-  if (tooLarge) return { tooLarge };
-  const secrets = await signingSecrets(deps, c);
-  return {
-    body,
-    headers: await signedHeaders(deps, { subscriptionId: c.subscriptionId, secrets }, c.eventId, body),
-  };
-}
-
-/** `p`, marked as handled: a signature made for an attempt that is then held back is never awaited. */
-function handled<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => {});
-  return p;
-}
-
-/** The body of `c`'s event and whether it is over {@linkcode MAX_BODY_BYTES} (built once per event, see `body`). */
-function bodyOf(deps: AppDeps, c: ClaimedAttempt): EventBody {
-  return deps.events.delivery.body(c.eventData, c.eventId, () => {
-    const body = eventBody(c);
-    return { body, tooLarge: new TextEncoder().encode(body).length > MAX_BODY_BYTES };
-  });
-}
-
-/** POSTs attempt `c` as `signing` signed it (an event body over the limit fails without a request). */
-async function post(deps: AppDeps, c: ClaimedAttempt, signing: Promise<SignedAttempt>): Promise<PostOutcome> {
-  const signed = await signing;
-  if ("tooLarge" in signed) return { kind: "failure", errorClass: "network", durationMs: 0 };
-  const rt = deps.events;
-  return await rt.client.post(rt.delivery.url(c.url), signed.headers, signed.body);
 }
 
 /**
@@ -452,10 +405,4 @@ export async function sendTerminations(deps: AppDeps): Promise<number> {
     });
   }));
   return owed.length;
-}
-
-/** A control message id: `msg_<type>_<random>`. */
-export function controlMessageId(type: string): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `msg_${type}_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

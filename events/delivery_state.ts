@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db/connection.ts";
 import { type AttemptRecord, recordAttempt, recordAttempts } from "../db/deliveries.ts";
+import { type AttemptNote, noteDeliveryState } from "../db/subscription_state.ts";
 
 /** Attempts in flight at once in one runtime. */
 const MAX_IN_FLIGHT = 64;
@@ -43,7 +44,8 @@ function limiter(max: number): Limited {
 
 /**
  * Collects attempt records and writes them in few statements ({@linkcode recordAttempts}: each log row with
- * its delivery's state); `add` resolves once its record committed. A failed batch is retried record by
+ * its delivery's state), then notes what they tell on their subscriptions ({@linkcode noteDeliveryState}: last
+ * delivery, last failure, suspension); `add` resolves once both committed. A failed batch is retried record by
  * record.
  */
 export class Recorder {
@@ -72,8 +74,23 @@ export class Recorder {
     if (!batch) return;
     recordAttempts(this.#db, batch.records)
       .catch(() => Promise.all(batch.records.map((r) => recordAttempt(this.#db, r))))
+      .then(() => noteDeliveryState(this.#db, batch.records.flatMap(noteOf)))
       .then(() => batch.done.resolve(), batch.done.reject);
   }
+}
+
+/** What a recorded attempt tells its subscription: a delivery, or a failure with its category; else nothing. */
+function noteOf(r: AttemptRecord): AttemptNote[] {
+  const ok = r.outcome === "delivered";
+  if (!ok && (r.outcome === "gone" || r.outcome === "dropped" || r.category === null)) return [];
+  return [{
+    subscriptionId: r.subscriptionId,
+    deliveryId: r.deliveryId,
+    at: new Date(r.startedAt.getTime() + r.durationMs),
+    ok,
+    category: ok ? null : r.category,
+    suspend: r.suspend ?? false,
+  }];
 }
 
 /** An event's body as sent, and whether it is too large to send. */

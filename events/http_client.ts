@@ -67,21 +67,40 @@ function statusCategory(status: number): DeliveryErrorCategory {
   return status >= 500 ? "http_5xx" : "http_4xx";
 }
 
+/** The HTTP status an attempt is logged with: the answer's, also when it was over the read limit; else null. */
+export function statusOf(outcome: PostOutcome): number | null {
+  if (outcome.kind === "response") return outcome.status;
+  return outcome.kind === "failure" && outcome.errorClass === "response_too_large" ? outcome.status : null;
+}
+
 /**
- * The draft's category of an attempt, or null for a 2xx answer. A refused address (nothing was sent) and a
- * connection that broke (`network`) count as `connection_refused`; an answer over the read limit counts by its
- * status (a 2xx answer is null: the receiver accepted), and as `http_5xx` when even its head was too large.
+ * The error class an attempt is logged with (docs/operations.md §3.7): the failure's class, `address_<reason>`
+ * when the address check refused it, null for an answer read whole.
  */
+export function errorClassOf(outcome: PostOutcome): string | null {
+  if (outcome.kind === "response") return null;
+  return outcome.kind === "refused" ? `address_${outcome.reason}` : outcome.errorClass;
+}
+
+/**
+ * The draft's category of an attempt logged with `status` and `errorClass`, or null for a 2xx answer (and for
+ * what was not an attempt, such as a revoked one). A refused address (nothing was sent) and a connection that
+ * broke (`network`) count as `connection_refused`; an answer over the read limit counts by its status, and as
+ * `http_5xx` when even its head was too large.
+ */
+export function categoryOf(status: number | null, errorClass: string | null): DeliveryErrorCategory | null {
+  if (status !== null) return status >= 200 && status < 300 ? null : statusCategory(status);
+  if (errorClass === "timeout" || errorClass === "tls_error" || errorClass === "connection_refused") {
+    return errorClass;
+  }
+  if (errorClass === "response_too_large") return "http_5xx";
+  if (errorClass === "network" || errorClass?.startsWith("address_")) return "connection_refused";
+  return null;
+}
+
+/** The draft's category of an attempt's outcome, or null for a 2xx answer ({@linkcode categoryOf}). */
 export function errorCategory(outcome: PostOutcome): DeliveryErrorCategory | null {
-  if (outcome.kind === "refused") return "connection_refused";
-  if (outcome.kind === "response") {
-    return outcome.status >= 200 && outcome.status < 300 ? null : statusCategory(outcome.status);
-  }
-  if (outcome.errorClass !== "response_too_large") {
-    return outcome.errorClass === "network" ? "connection_refused" : outcome.errorClass;
-  }
-  if (outcome.status === null) return "http_5xx";
-  return outcome.status >= 200 && outcome.status < 300 ? null : statusCategory(outcome.status);
+  return categoryOf(statusOf(outcome), errorClassOf(outcome));
 }
 
 /** Settings of a {@linkcode webhookClient}. */

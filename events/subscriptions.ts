@@ -18,17 +18,15 @@ import {
   lockApp,
   renewSubscription,
   savedSearchOfSeeker,
-  saveVerification,
   type SubscriptionIdentity,
   type SubscriptionRow,
-  verifiedAt,
 } from "../db/subscriptions.ts";
 import { dropOpenDeliveries } from "../db/deliveries.ts";
 import { EventCallError } from "../errors.ts";
 import type { AppDeps } from "../deps.ts";
 import { act, nowOf, type Who } from "../deps.ts";
 import { truncate } from "../text.ts";
-import { base64, timingSafeEqual } from "../crypto.ts";
+import { timingSafeEqual } from "../crypto.ts";
 import { parseWebhookUrl, vetWebhookUrl } from "./address.ts";
 import {
   EVENT_DATA,
@@ -40,8 +38,10 @@ import {
   eventsOf,
   isEventName,
 } from "./catalogue.ts";
-import { controlMessageId, ROTATION_OVERLAP_MS, signedPost } from "./delivery.ts";
 import { parseSecret } from "./signing.ts";
+import { type DeliveryStatus, deliveryStatus, NEW_DELIVERY_STATUS, reactivateIn } from "./suspension.ts";
+import { ensureVerified } from "./verification.ts";
+import { ROTATION_OVERLAP_MS } from "./webhook_message.ts";
 
 /** At most this many live subscriptions per person and app (docs/contract.md §6.3). */
 export const MAX_SUBSCRIPTIONS = 50;
@@ -49,8 +49,6 @@ export const MAX_SUBSCRIPTIONS = 50;
 export const MIN_TTL_MS = 10 * 60_000;
 /** Longest and default subscription duration (docs/contract.md §9). */
 export const MAX_TTL_MS = 24 * 60 * 60_000;
-/** How long a verified address holds per person, app and address (docs/contract.md §6.2). */
-export const VERIFICATION_VALID_MS = 24 * 60 * 60_000;
 
 /** The server a caller with `right` talks to. */
 export function serverOfRight(right: Right): EventServer {
@@ -95,12 +93,14 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-/** The answer of events/subscribe. */
+/** The answer of events/subscribe (docs/contract.md §6.1; `deliveryStatus` as the MCP events draft has it). */
 export interface SubscribeResult {
   id: string;
   refreshBefore: string;
   cursor: null;
   truncated: false;
+  /** The state before this call; a renewal of a suspended subscription (`active: false`) has reactivated it. */
+  deliveryStatus: DeliveryStatus;
 }
 
 /** A checked subscribe request. */
@@ -123,7 +123,13 @@ export async function subscribe(
   const identity = identityOf(req);
   const now = nowOf(deps);
   const existing = await precheckSlot(deps, req, identity, now);
-  await ensureVerified(deps, req, identity, existing?.id);
+  const unverified = await ensureVerified(deps, { ...identity, secret: req.secret }, existing?.id);
+  if (unverified === "address") throw badUrl("not_public");
+  if (unverified) {
+    throw new EventCallError("callback_failed", `Verifying the address failed: ${unverified}`, {
+      reason: unverified,
+    });
+  }
   return await writeSubscription(deps, req, identity);
 }
 
@@ -294,50 +300,6 @@ function overLimit(): EventCallError {
   });
 }
 
-/** Verifies the address unless (person, app, address) was verified within 24 hours (docs/contract.md §6.2). */
-async function ensureVerified(
-  deps: AppDeps,
-  req: SubscribeRequest,
-  identity: SubscriptionIdentity,
-  subscriptionId: string | undefined,
-) {
-  const at = await verifiedAt(deps.db, identity.userId, identity.clientId, identity.url);
-  const now = nowOf(deps);
-  if (at && now.getTime() - at.getTime() < VERIFICATION_VALID_MS) return;
-  const challenge = base64(crypto.getRandomValues(new Uint8Array(24)));
-  const result = await signedPost(
-    deps,
-    { url: identity.url, subscriptionId: subscriptionId ?? "", secrets: [req.secret] },
-    controlMessageId("verification"),
-    JSON.stringify({ type: "verification", challenge }),
-  );
-  const reason = verificationFailure(result, challenge);
-  if (reason === "address") throw badUrl("not_public");
-  if (reason) {
-    throw new EventCallError("callback_failed", `Verifying the address failed: ${reason}`, { reason });
-  }
-  await saveVerification(deps.db, identity.userId, identity.clientId, identity.url, now);
-}
-
-/** Why a verification answer fails (docs/contract.md §6.2), or undefined when it echoed the challenge with a 2xx. */
-export function verificationFailure(
-  result: Awaited<ReturnType<typeof signedPost>>,
-  challenge: string,
-): string | undefined {
-  if (result.kind === "refused") return "address";
-  if (result.kind === "failure") {
-    if (result.errorClass === "response_too_large") return "challenge_failed";
-    return result.errorClass === "network" ? "connection_refused" : result.errorClass;
-  }
-  if (result.status < 200 || result.status >= 300) return "challenge_failed";
-  try {
-    const echoed = (JSON.parse(result.body) as { challenge?: unknown }).challenge;
-    return typeof echoed === "string" && timingSafeEqual(echoed, challenge) ? undefined : "challenge_failed";
-  } catch {
-    return "challenge_failed";
-  }
-}
-
 /** Creates or renews the subscription under the person-and-app lock, re-checking switch and limit. */
 async function writeSubscription(
   deps: AppDeps,
@@ -346,7 +308,7 @@ async function writeSubscription(
 ): Promise<SubscribeResult> {
   const sealed = await deps.events.box!.seal(req.secret);
   let expiresAt!: Date;
-  const id = await act(deps, appOwner(req.principal), async (a) => {
+  const written = await act(deps, appOwner(req.principal), async (a) => {
     const { tx, now } = a;
     expiresAt = new Date(now.getTime() + req.ttlMs);
     await lockApp(tx, identity.userId, identity.clientId);
@@ -358,12 +320,19 @@ async function writeSubscription(
       }
     }
     if (existing) {
-      await renewSubscription(tx, existing.id, {
+      const state = await renewSubscription(tx, existing.id, {
         ...(await rotation(deps, existing, req.secret, sealed, now)),
         now,
         expiresAt,
       });
-      return existing.id;
+      // The draft: the renewal that reports `active: false` has just reactivated delivery.
+      const done = state.suspendedAt ? await reactivateIn(tx, existing.id, now) : undefined;
+      if (done) {
+        a.afterCommit(() =>
+          deps.log.log("info", "delivery reactivated by a renewal", { subscription: existing.id, ...done })
+        );
+      }
+      return { id: existing.id, status: deliveryStatus(state) };
     }
     const fresh = newSubscriptionId();
     await insertSubscription(tx, {
@@ -375,9 +344,15 @@ async function writeSubscription(
       now,
       expiresAt,
     });
-    return fresh;
+    return { id: fresh, status: NEW_DELIVERY_STATUS };
   });
-  return { id, refreshBefore: expiresAt.toISOString(), cursor: null, truncated: false };
+  return {
+    id: written.id,
+    refreshBefore: expiresAt.toISOString(),
+    cursor: null,
+    truncated: false,
+    deliveryStatus: written.status,
+  };
 }
 
 /** Secrets after a renewal: a new secret replaces the old one, which keeps signing for 15 more minutes. */

@@ -1,6 +1,7 @@
 /**
- * The connected-apps pages (`/konto/apps`): the apps a person connected, each app's event subscriptions and
- * switches, disconnecting an app and switching one of its events off or on.
+ * The connected-apps pages (`/konto/apps`): the apps a person connected, each app's event subscriptions with their
+ * delivery and recent attempts (`apps_delivery.tsx`) and switches, disconnecting an app, switching one of its events
+ * off or on, reactivating a suspended subscription and sending a failed event again.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -16,6 +17,7 @@ import {
   switchEventOn,
 } from "../events/app_events.ts";
 import { type EventName, isEventName } from "../events/catalogue.ts";
+import { reactivateSubscription, resendEvent } from "../events/suspension.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { isProvider, langOfRequest, pageAct, type PageCtx, pageMiddleware, when } from "./common.ts";
@@ -23,6 +25,8 @@ import { csrfToken } from "./csrf.ts";
 import { errorPage, signedInForm } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
+import { REACTIVATE_PATH, RESEND_PATH, SubscriptionDeliveryView } from "./apps_delivery.tsx";
+import { td } from "./apps_texts.ts";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -37,6 +41,8 @@ export function appsPageRoutes(ctx: Ctx): Hono<AppEnv> {
   app.get("/", (c) => appsPage(ctx, c));
   app.post("/trennen", (c) => disconnect(ctx, c));
   app.post("/ereignis", (c) => switchEvent(ctx, c));
+  app.post(REACTIVATE_PATH, (c) => reactivate(ctx, c));
+  app.post(RESEND_PATH, (c) => resend(ctx, c));
   return app;
 }
 
@@ -74,10 +80,11 @@ function eventLabel(l: Lang, name: string): string {
   return isEventName(name) ? t(l, EVENT_LABELS[name]) : name;
 }
 
+/** The page, with a notice or an error (texts) above it. */
 async function appsPage(
   ctx: Ctx,
   c: C,
-  p: { notice?: TextKey; error?: TextKey; status?: 200 | 404 } = {},
+  p: { notice?: string; error?: string; status?: 200 | 404 | 409 } = {},
 ) {
   const l = langOfRequest(c);
   const session = await sessionOf(ctx.auth, c);
@@ -90,8 +97,8 @@ async function appsPage(
   const csrf = csrfToken(c, ctx.secure);
   return c.html(
     <Layout lang={l} title={t(l, "connectedApps")} signedIn provider={provider} csrf={csrf}>
-      {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
-      {p.notice && <p class="notice" role="status">{t(l, p.notice)}</p>}
+      {p.error && <p class="error" role="alert">{p.error}</p>}
+      {p.notice && <p class="notice" role="status">{p.notice}</p>}
       {apps.length === 0 ? <p>{t(l, "noApps")}</p> : (
         <table>
           <TableHead titles={[t(l, "app"), t(l, "right"), t(l, "connectedAt"), t(l, "lastUsed"), ""]} />
@@ -164,6 +171,13 @@ function AppEventsCard(p: {
                 {t(l, "deliveryAddress")}: <code class="address">{s.address}</code> · {t(l, "validUntil")}
                 {" "}
                 <time datetime={s.refreshBefore.toISOString()}>{when(l, s.refreshBefore)}</time>
+                <SubscriptionDeliveryView
+                  l={l}
+                  csrf={p.csrf}
+                  base={APPS_PAGE}
+                  subscriptionId={s.id}
+                  delivery={s.delivery}
+                />
               </li>
             ))}
           </ul>
@@ -208,7 +222,8 @@ async function disconnect(ctx: Ctx, c: C) {
   const clientId = (f.client_id ?? "").slice(0, 200);
   const before = (await appSubscriptions(ctx.deps, userId)).get(clientId)?.subscriptions.length ?? 0;
   const existed = await pageAct(ctx, { kind: "person", userId }, (a) => disconnectApp(a, userId, clientId));
-  return appsPage(ctx, c, { notice: existed && before > 0 ? "disconnectedEvents" : "disconnected" });
+  const l = langOfRequest(c);
+  return appsPage(ctx, c, { notice: t(l, existed && before > 0 ? "disconnectedEvents" : "disconnected") });
 }
 
 /** Switches one event of one app off or on (form fields client_id, name, action off|on). */
@@ -226,9 +241,52 @@ async function switchEvent(ctx: Ctx, c: C) {
     });
   } catch (err) {
     if (err instanceof AppError && err.code === "not_found") {
-      return appsPage(ctx, c, { error: "appEventNotFound", status: 404 });
+      return appsPage(ctx, c, { error: t(langOfRequest(c), "appEventNotFound"), status: 404 });
     }
     throw err;
   }
-  return appsPage(ctx, c, { notice: f.action === "off" ? "eventSwitchedOff" : "eventSwitchedOn" });
+  const l = langOfRequest(c);
+  return appsPage(ctx, c, { notice: t(l, f.action === "off" ? "eventSwitchedOff" : "eventSwitchedOn") });
+}
+
+/** Reactivates a suspended subscription of the person (form field subscription_id). */
+async function reactivate(ctx: Ctx, c: C) {
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const l = langOfRequest(c);
+  try {
+    const id = (got.f.subscription_id ?? "").slice(0, 40);
+    const done = await pageAct(
+      ctx,
+      { kind: "person", userId: got.userId },
+      (a) => reactivateSubscription(a, id),
+    );
+    return appsPage(ctx, c, { notice: td(l, done.reactivated ? "reactivated" : "alreadyActive") });
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") {
+      return appsPage(ctx, c, { error: td(l, "subscriptionNotFound"), status: 404 });
+    }
+    throw err;
+  }
+}
+
+/** Sends a failed event of one of the person's subscriptions again (form fields subscription_id, event_id). */
+async function resend(ctx: Ctx, c: C) {
+  const got = await signedInForm(ctx, c);
+  if (got instanceof Response) return got;
+  const { f, userId } = got;
+  const l = langOfRequest(c);
+  try {
+    const [id, eventId] = [(f.subscription_id ?? "").slice(0, 40), (f.event_id ?? "").slice(0, 40)];
+    await pageAct(ctx, { kind: "person", userId }, (a) => resendEvent(a, id, eventId));
+    return appsPage(ctx, c, { notice: td(l, "resent") });
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") {
+      return appsPage(ctx, c, { error: td(l, "resendRefused"), status: 404 });
+    }
+    if (err instanceof AppError && err.code === "conflict") {
+      return appsPage(ctx, c, { error: td(l, "resendSuspended"), status: 409 });
+    }
+    throw err;
+  }
 }

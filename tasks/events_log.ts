@@ -9,7 +9,7 @@
  */
 import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
-import { attemptLog, type AttemptLogLine } from "../db/deliveries.ts";
+import { attemptLog, type AttemptLogLine } from "../db/delivery_log.ts";
 import { withTaskDb } from "./open.ts";
 
 /** What to show. */
@@ -76,7 +76,7 @@ export function parseLogArgs(args: string[]): LogQuery {
 
 /** One attempt as a line for people. */
 export function formatAttempt(l: AttemptLogLine): string {
-  const result = l.status !== null ? String(l.status) : l.errorClass ?? "-";
+  const result = [l.status, l.errorClass].filter((x) => x !== null).join(" ") || "-";
   return [
     l.startedAt.toISOString(),
     l.eventId,

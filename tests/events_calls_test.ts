@@ -12,13 +12,13 @@ import { createApiKey } from "../auth/api_keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { endMembership, setRole, startMembership } from "../db/accounts.ts";
-import { attemptLog } from "../db/deliveries.ts";
+import { attemptLog } from "../db/delivery_log.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { insertOptOut, subscriptionById } from "../db/subscriptions.ts";
 import { EventCallError } from "../errors.ts";
 import { EVENT_DATA, EVENT_FILTERS, EVENT_SERVER, type EventName, eventsOf } from "../events/catalogue.ts";
-import { ROTATION_OVERLAP_MS } from "../events/delivery.ts";
+import { ROTATION_OVERLAP_MS } from "../events/webhook_message.ts";
 import { createEventRuntime } from "../events/runtime.ts";
 import { base64 } from "../crypto.ts";
 import { listEvents, MAX_SUBSCRIPTIONS, subscribe, unsubscribe } from "../events/subscriptions.ts";
@@ -248,6 +248,7 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
             const r = await provA.call("events/subscribe", subscribeParams("inquiry.received", main.url, s1));
             assert.deepEqual(Object.keys(withoutMeta(r)).sort(), [
               "cursor",
+              "deliveryStatus",
               "id",
               "refreshBefore",
               "truncated",
@@ -256,6 +257,8 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
             assert.equal(r.refreshBefore, iso(now + DAY));
             assert.equal(r.cursor, null);
             assert.equal(r.truncated, false);
+            // The draft's deliveryStatus: a new subscription is active and has delivered nothing yet.
+            assert.deepEqual(r.deliveryStatus, { active: true, lastDeliveryAt: null, lastError: null });
             subId = r.id as string;
             assert.deepEqual(await counts(), {
               subs: before.subs + 1,
@@ -293,6 +296,26 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
               subscribeParams("viewing.booked", main.url, s1, {}, { ttlMs: 10 * DAY }),
             );
             assert.equal(long.refreshBefore, iso(now + DAY));
+            // Within the bounds the suggestion is granted as asked; null (the draft's "no expiry") or a
+            // non-number gets the default 24 hours.
+            const hour = await provA.call(
+              "events/subscribe",
+              subscribeParams("viewing.cancelled", main.url, s1, {}, { ttlMs: HOUR }),
+            );
+            assert.equal(hour.refreshBefore, iso(now + HOUR));
+            for (const ttlMs of [null, "3600000", -5]) {
+              const r2 = await provA.call(
+                "events/subscribe",
+                subscribeParams("viewing.cancelled", main.url, s1, {}, { ttlMs }),
+              );
+              assert.equal(r2.id, hour.id, "a renewal");
+              assert.equal(r2.refreshBefore, iso(now + (ttlMs === -5 ? 10 * 60_000 : DAY)), String(ttlMs));
+            }
+            await provA.call("events/unsubscribe", {
+              name: "viewing.cancelled",
+              arguments: {},
+              delivery: { url: main.url },
+            });
             assert.notEqual(short.id, subId);
             assert.notEqual(long.id, short.id);
             assert.equal(
@@ -309,8 +332,9 @@ Deno.test("event calls over MCP (both eras): capability, list, subscribe, refusa
             );
             assert.equal(renewed.id, subId);
             assert.equal(renewed.refreshBefore, iso(w.t.now() + DAY));
+            assert.deepEqual(renewed.deliveryStatus, { active: true, lastDeliveryAt: null, lastError: null });
             assert.equal(main.challenges.length, challenges + 1, "renewal within 24 h sends no challenge");
-            assert.equal((await counts()).subs, before.subs + 3);
+            assert.equal((await counts()).subs, before.subs + 4, "three live, one unsubscribed");
             const again = await subscriptionById(db.kysely, subId);
             assert.equal(again?.previousSecretEnc, null, "same secret: no rotation");
             assert.equal(again?.previousSecretUntil, null);

@@ -17,7 +17,7 @@ import { createPerson } from "../auth/accounts.ts";
 import { disconnectApp } from "../auth/connections.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { endMembership, setRole, startMembership } from "../db/accounts.ts";
-import { attemptLog } from "../db/deliveries.ts";
+import { attemptLog } from "../db/delivery_log.ts";
 import { insertListings } from "../db/listings.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
 import { EVENT_DATA, type EventName } from "../events/catalogue.ts";

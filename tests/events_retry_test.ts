@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
 import { DEFAULT_RETRY_DELAYS_MS, loadConfig } from "../config.ts";
-import { attemptLog } from "../db/deliveries.ts";
+import { attemptLog } from "../db/delivery_log.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
 import { classify, retryDelay } from "../events/delivery.ts";
 import type { PostOutcome } from "../events/http_client.ts";
@@ -192,20 +192,30 @@ Deno.test("delivery attempts: retries, 410, 413, redirects, timeout, a receiver 
       assert.ok((await log("flaky")).every((l) => l.state === "delivered" && l.errorClass === null));
       assert.equal(rx.flaky.deliveries.length, 4);
       assertAttempts(rx.flaky.deliveries, subs.flaky.secret);
-      assert.equal((await subRow("flaky")).ended_at, null);
+      const s = await subRow("flaky");
+      assert.equal(s.ended_at, null);
+      assert.equal(s.suspended_at, null, "delivered on the fourth attempt: not suspended");
+      assert.ok(s.last_failure_at !== null && s.last_delivery_at !== null);
+      assert.ok(new Date(s.last_delivery_at) > new Date(s.last_failure_at), "the success came last");
     });
 
-    await t.step("always 500: exactly four attempts, then failed; the subscription stays", async () => {
-      assert.deepEqual((await log("always500")).map((l) => [l.attempt, l.status, l.outcome, l.state]), [
-        [1, 500, "retry", "failed"],
-        [2, 500, "retry", "failed"],
-        [3, 500, "retry", "failed"],
-        [4, 500, "failed", "failed"],
-      ]);
-      assert.equal(rx.always500.deliveries.length, 4);
-      assertAttempts(rx.always500.deliveries, subs.always500.secret);
-      assert.equal((await subRow("always500")).ended_at, null);
-    });
+    await t.step(
+      "always 500: exactly four attempts, then delivery is suspended and the event kept",
+      async () => {
+        assert.deepEqual((await log("always500")).map((l) => [l.attempt, l.status, l.outcome, l.state]), [
+          [1, 500, "retry", "held"],
+          [2, 500, "retry", "held"],
+          [3, 500, "retry", "held"],
+          [4, 500, "failed", "held"],
+        ]);
+        assert.equal(rx.always500.deliveries.length, 4);
+        assertAttempts(rx.always500.deliveries, subs.always500.secret);
+        const s = await subRow("always500");
+        assert.equal(s.ended_at, null);
+        assert.ok(s.suspended_at !== null, "suspended");
+        assert.equal(s.last_error, "http_5xx");
+      },
+    );
 
     await t.step("410: one attempt, the subscription ends (gone), no terminated message", async () => {
       assert.deepEqual(await log("gone"), [
@@ -229,6 +239,8 @@ Deno.test("delivery attempts: retries, 410, 413, redirects, timeout, a receiver 
       const s = await subRow("tooLarge");
       assert.equal(s.ended_at, null);
       assert.equal(s.end_reason, null);
+      assert.equal(s.suspended_at, null, "a 413 fails its event only");
+      assert.equal(s.last_error, "http_4xx");
     });
 
     await t.step(
@@ -240,6 +252,7 @@ Deno.test("delivery attempts: retries, 410, 413, redirects, timeout, a receiver 
           [3, 302, "retry"],
           [4, 302, "failed"],
         ]);
+        assert.equal((await subRow("redirect")).last_error, "http_4xx", "an unfollowed redirect is http_4xx");
         assert.equal(rx.redirect.deliveries.length, 4);
         assertAttempts(rx.redirect.deliveries, subs.redirect.secret);
         assert.equal(rx.target.deliveries.length, 0);
