@@ -7,13 +7,11 @@ import { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 
 export { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 export type { ListingFilter } from "../db/listings.ts";
+import { PUBLIC_FIELDS } from "../db/listings.ts";
 
-/** Default and maximum page size of docs/contract.md §2.3, §9. */
-export const PAGE_SIZE_DEFAULT = 24;
-/** Largest page size a caller may ask for. */
-export const PAGE_SIZE_MAX = 60;
-/** Largest page number accepted (pages past the last one answer with empty `items`). */
-export const PAGE_MAX = 1_000_000;
+import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../paging.ts";
+
+export { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../paging.ts";
 
 /** A listing exactly as the public sees it: the fields of docs/contract.md §2.1, null where unknown, nothing else. */
 export const listingSchema = z.object({
@@ -38,8 +36,13 @@ export const listingSchema = z.object({
 /** A public listing. */
 export type Listing = z.infer<typeof listingSchema>;
 
-/** The listing fields in the order of docs/contract.md §2.1. */
-export const LISTING_FIELDS = Object.keys(listingSchema.shape) as Array<keyof Listing>;
+/** The listing fields in the order of docs/contract.md §2.1 (the one list, `db/listings.ts`). */
+export const LISTING_FIELDS: ReadonlyArray<keyof Listing> = PUBLIC_FIELDS;
+
+// The schema describes exactly the public fields: a field added to one and not the other fails the type check.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _schemaHasThePublicFields: Same<keyof typeof listingSchema.shape, (typeof PUBLIC_FIELDS)[number]> =
+  true;
 
 /** A page of results (docs/contract.md §2.2). */
 export const pageSchema = z.object({

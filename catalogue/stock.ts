@@ -27,15 +27,9 @@ import {
 } from "../db/stock.ts";
 import { AppError } from "../errors.ts";
 import { actingOffice, type Action } from "../deps.ts";
-import {
-  listingSchema,
-  PAGE_MAX,
-  PAGE_SIZE_DEFAULT,
-  PAGE_SIZE_MAX,
-  PROPERTY_TYPES,
-  TRANSACTION_TYPES,
-} from "./listing.ts";
+import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
 import { citySchema } from "./city.ts";
+import { pageWindow } from "../paging.ts";
 
 /** The statuses of a listing. */
 export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
@@ -154,14 +148,13 @@ export interface StockQuery {
 
 /** One page of the office's listings in every status (or one), last updated first. */
 export async function listStock(db: Db, officeId: string, q: StockQuery): Promise<StockPage> {
-  const page = Math.min(Math.max(q.page ?? 1, 1), PAGE_MAX);
-  const pageSize = Math.min(Math.max(q.page_size ?? PAGE_SIZE_DEFAULT, 1), PAGE_SIZE_MAX);
+  const { page, page_size: pageSize, offset } = pageWindow(q);
   const search = q.search?.trim() || undefined;
   if (search !== undefined && (search.length > 100 || search.includes("\u0000"))) {
     throw new AppError("invalid_request", { field: "search" });
   }
   const f = { status: q.status, search };
-  const { items, total } = await listStockRows(db, officeId, f, pageSize, (page - 1) * pageSize);
+  const { items, total } = await listStockRows(db, officeId, f, pageSize, offset);
   return {
     items: items.map((r) => ({
       ...r,

@@ -4,7 +4,7 @@
  * the page frame with the workspace navigation, the CSRF-checked form, how domain errors become pages, and Berlin
  * times. The pages are thin adapters: every rule lives in the domain modules the MCP tools call.
  */
-import { PAGE_MAX } from "../catalogue/listing.ts";
+import { forgivingPage } from "../paging.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import { LOGIN_PAGE } from "../auth/auth_settings.ts";
@@ -426,9 +426,7 @@ export function bad(problem: FormProblem | undefined, field: string): "true" | u
 
 /** A whole page number from the query (1 when absent or not a number; at most the catalogue's PAGE_MAX). */
 export function pageParam(c: C): number {
-  const raw = c.req.query("page") ?? "1";
-  const n = /^[0-9]{1,7}$/.test(raw) ? Number(raw) : 1;
-  return Math.min(Math.max(n, 1), PAGE_MAX);
+  return forgivingPage(c.req.query("page"));
 }
 
 /** The pager below a list: previous and next links keeping `query`. */

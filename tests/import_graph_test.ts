@@ -2,7 +2,7 @@
  * The structure stays true: the import graph of every source file (from `deno info --json`, value and type-only
  * imports alike) has no circle, and no file imports from a layer above its own. Layers, from the bottom:
  *
- * 1. root utilities (`config.ts`, `errors.ts`, `log.ts`, `ids.ts`, `text.ts`, `crypto.ts`): import only each
+ * 1. root utilities (`config.ts`, `errors.ts`, `log.ts`, `ids.ts`, `text.ts`, `crypto.ts`, `paging.ts`): import only each
  *    other;
  * 2. `db/`: SQL, migrations, connections, KV keys; imports only `db/` and the root utilities;
  * 3. the domain folders and `deps.ts` (the dependency type they receive): import the domain, `db/` and the root;
@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const ROOT_PATH = decodeURIComponent(ROOT.pathname);
-const UTILITIES = new Set(["config.ts", "errors.ts", "log.ts", "ids.ts", "text.ts", "crypto.ts"]);
+const UTILITIES = new Set(["config.ts", "errors.ts", "log.ts", "ids.ts", "text.ts", "crypto.ts", "paging.ts"]);
 const DOMAIN = new Set([
   "agent",
   "auth",

@@ -7,7 +7,7 @@
  * of published listings; anything else (including malformed ids) is `not_found`, exactly like an unknown id.
  */
 import { idOrNotFound } from "../ids.ts";
-import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../catalogue/listing.ts";
+import { pageWindow, type Paging } from "../paging.ts";
 import type { Kysely } from "kysely";
 import * as sqlv from "../db/viewings.ts";
 import type { Database } from "../db/schema.ts";
@@ -79,12 +79,6 @@ export interface PageOf<T> {
   page_size: number;
 }
 
-/** Paging arguments (page from 1; page_size 1–60). */
-export interface Paging {
-  page?: number | undefined;
-  page_size?: number | undefined;
-}
-
 /** What booking a slot did. */
 export interface BookingResult {
   booking_id: string;
@@ -151,22 +145,6 @@ function checkSlot(s: SlotInput, now: Date, at: string): { start: Date; end: Dat
   return { ...checkTimes(s, now, at), places: s.places };
 }
 
-function paging(p: Paging): { page: number; page_size: number; offset: number } {
-  const page = p.page ?? 1;
-  const page_size = p.page_size ?? PAGE_SIZE_DEFAULT;
-  if (!Number.isInteger(page) || page < 1 || page > PAGE_MAX) {
-    throw new AppError("invalid_request", { field: "page", reason: "out_of_range", hint: "from 1" });
-  }
-  if (!Number.isInteger(page_size) || page_size < 1 || page_size > PAGE_SIZE_MAX) {
-    throw new AppError("invalid_request", {
-      field: "page_size",
-      reason: "out_of_range",
-      hint: "from 1 to 60",
-    });
-  }
-  return { page, page_size, offset: (page - 1) * page_size };
-}
-
 function providerSlot(s: sqlv.SlotWithCount, bookings: sqlv.SlotBooking[]): ProviderSlot {
   return {
     id: s.id,
@@ -227,7 +205,7 @@ export async function listSeekerSlots(
   args: { listing_id: string } & Paging,
 ): Promise<PageOf<SeekerSlot>> {
   const id = idOrNotFound(args.listing_id);
-  const p = paging(args);
+  const p = pageWindow(args);
   if (!await sqlv.isPublishedListing(deps.db.kysely, id)) throw new AppError("not_found");
   const { items, total } = await sqlv.openSlotsOfListing(deps.db, {
     listingId: id,
@@ -374,7 +352,7 @@ export async function listOfficeViewings(
   if (listingId !== undefined && !await sqlv.officeListingStatus(deps.db.kysely, listingId, officeId)) {
     throw new AppError("not_found");
   }
-  const p = paging(args);
+  const p = pageWindow(args);
   const { items, total } = await sqlv.officeSlots(deps.db, {
     officeId,
     ...(listingId === undefined ? {} : { listingId }),
