@@ -15,7 +15,15 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const ROOT_PATH = decodeURIComponent(ROOT.pathname);
-const UTILITIES = new Set(["config.ts", "errors.ts", "log.ts", "ids.ts", "text.ts", "crypto.ts", "paging.ts"]);
+const UTILITIES = new Set([
+  "config.ts",
+  "errors.ts",
+  "log.ts",
+  "ids.ts",
+  "text.ts",
+  "crypto.ts",
+  "paging.ts",
+]);
 const DOMAIN = new Set([
   "agent",
   "auth",
