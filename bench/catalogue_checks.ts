@@ -8,7 +8,7 @@ import type { Db } from "../db/connection.ts";
 import { openDb } from "../db/connection.ts";
 import { insertListings, setListingStatus } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { percentile } from "./direct_driver.ts";
+import { percentile } from "./stats.ts";
 import { countStarQuery, plainPageQuery } from "./listings_sql.ts";
 import { type ListRequest, RARE_CITY } from "./mix.ts";
 import { sql } from "kysely";

@@ -7,17 +7,46 @@
 
 const TICKS_PER_SECOND = 100;
 
+/** One process (or thread) in a reading of /proc. */
+export interface ProcStat {
+  /** Process id. */
+  pid: number;
+  /** Command name (e.g. `postgres`, `deno`). */
+  comm: string;
+  /** Parent's process id. */
+  ppid: number;
+  /** CPU seconds, user + system (for a process: all its threads). */
+  cpu: number;
+  /** CPU seconds of its reaped children. */
+  reaped: number;
+}
+
 /** One reading of /proc: the machine's CPU ticks and every process's parent and CPU seconds. */
 export interface ProcSnapshot {
   /** Busy and total ticks of all cores since boot. */
   machine: { busy: number; total: number };
-  /** Process id → parent id, CPU seconds (user + system, all threads) and CPU seconds of its reaped children. */
-  procs: Map<number, { ppid: number; cpu: number; reaped: number }>;
+  /** Process id → its figures. */
+  procs: Map<number, ProcStat>;
+}
+
+/** Parses one `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line; undefined for anything else. */
+export function parseStat(line: string): ProcStat | undefined {
+  const m = /^([0-9]+) \((.*)\) /.exec(line);
+  if (!m) return undefined;
+  // the fields after the command name (which may hold spaces and parentheses) start after the last ')'
+  const f = line.slice(line.lastIndexOf(")") + 2).split(" ");
+  return {
+    pid: Number(m[1]),
+    comm: m[2]!,
+    ppid: Number(f[1]),
+    cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND,
+    reaped: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND,
+  };
 }
 
 /** Parses `/proc/stat` followed by any number of `/proc/<pid>/stat` lines. */
 export function parseProc(text: string): ProcSnapshot {
-  const procs = new Map<number, { ppid: number; cpu: number; reaped: number }>();
+  const procs = new Map<number, ProcStat>();
   let machine = { busy: 0, total: 0 };
   for (const line of text.split("\n")) {
     if (line.startsWith("cpu ")) {
@@ -26,29 +55,26 @@ export function parseProc(text: string): ProcSnapshot {
       machine = { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
       continue;
     }
-    const m = /^([0-9]+) \(/.exec(line);
-    const close = line.lastIndexOf(")");
-    if (!m || close < 0) continue;
-    // the fields after the command name (which may hold spaces) start after the last ')'
-    const f = line.slice(close + 2).split(" ");
-    procs.set(Number(m[1]), {
-      ppid: Number(f[1]),
-      cpu: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND,
-      reaped: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND,
-    });
+    const p = parseStat(line);
+    if (p) procs.set(p.pid, p);
   }
   return { machine, procs };
 }
 
-/** Reads /proc once. */
-export async function readProc(): Promise<ProcSnapshot> {
+/** The output of a shell script that reads /proc files (`cat`, since Deno reads /proc only with --allow-all). */
+export async function procText(script: string): Promise<string> {
   const out = await new Deno.Command("sh", {
-    args: ["-c", "cat /proc/stat; cat /proc/[0-9]*/stat 2>/dev/null; true"],
+    args: ["-c", script],
     stdin: "null",
     stdout: "piped",
     stderr: "null",
   }).output();
-  return parseProc(new TextDecoder().decode(out.stdout));
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Reads /proc once. */
+export async function readProc(): Promise<ProcSnapshot> {
+  return parseProc(await procText("cat /proc/stat; cat /proc/[0-9]*/stat 2>/dev/null; true"));
 }
 
 /** `pid` and its children in a snapshot. */
@@ -161,4 +187,73 @@ export class CpuMeter {
       100;
     return out;
   }
+}
+
+/**
+ * A meter of a load run's groups: `target` (the process under load), `loader` (the load generator) and `postgres`
+ * (the postmaster of the throwaway cluster in `pgDataDir` and its children; none on `BENCH_DATABASE_URL`).
+ */
+export function loadMeter(
+  pgDataDir: string | undefined,
+  target: () => number[],
+  loader: () => number[],
+): CpuMeter {
+  const postmaster = () => (pgDataDir ? postmasterPid(pgDataDir) : undefined);
+  return new CpuMeter({
+    target: { pids: target },
+    loader: { pids: loader },
+    postgres: {
+      pids: (snap) => {
+        const pm = postmaster();
+        return pm ? withChildren(snap, pm) : [];
+      },
+      reaper: postmaster,
+    },
+  });
+}
+
+/** Runs `fn` while `meter` samples; returns its value and the CPU use. */
+export async function metered<T>(meter: CpuMeter, fn: () => Promise<T>): Promise<{ value: T; cpu: CpuUse }> {
+  await meter.start();
+  let value: T;
+  try {
+    value = await fn();
+  } catch (e) {
+    await meter.stop();
+    throw e;
+  }
+  return { value, cpu: await meter.stop() };
+}
+
+/** The benchmark's own process trees: this process (children included) and the cluster's postmaster. */
+export function ownRoots(pgDataDir: string | undefined): number[] {
+  const pm = pgDataDir ? postmasterPid(pgDataDir) : undefined;
+  return pm ? [Deno.pid, pm] : [Deno.pid];
+}
+
+/** CPU of a run that none of the watched groups accounts for (kernel network work, anything else on the host). */
+export function otherCpu(c: CpuUse): number {
+  return Math.max(0, (c.machine ?? 0) - (c.target ?? 0) - (c.postgres ?? 0) - (c.loader ?? 0));
+}
+
+/** CPU time so far, in ms: this process's JavaScript thread, the whole process, and every Postgres process. */
+export interface SelfCpu {
+  /** The main (JavaScript) thread of this process. */
+  main: number;
+  /** This process, all threads. */
+  process: number;
+  /** All processes named `postgres` on this machine. */
+  postgres: number;
+}
+
+/** Reads {@linkcode SelfCpu} from /proc; throws where /proc cannot be read. */
+export async function selfCpu(): Promise<SelfCpu> {
+  const pid = Deno.pid;
+  const text = await procText(
+    `cat /proc/${pid}/task/${pid}/stat /proc/${pid}/stat; cat /proc/[0-9]*/stat 2>/dev/null | grep '(postgres)'`,
+  );
+  const [main, whole, ...postgres] = text.trim().split("\n").map(parseStat);
+  if (!main || !whole) throw new Error("no /proc stat of this process");
+  const ms = (p: ProcStat | undefined) => (p?.cpu ?? 0) * 1000;
+  return { main: ms(main), process: ms(whole), postgres: postgres.reduce((sum, p) => sum + ms(p), 0) };
 }

@@ -9,6 +9,7 @@ import postgres from "postgres";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { countStarQuery, listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
 import { SEARCH_SESSION_SETTINGS } from "../db/connection.ts";
+import { percentile } from "./stats.ts";
 
 /** What the floor process runs (written as JSON by `catalogue.ts`). */
 export interface DirectConfig {
@@ -49,13 +50,6 @@ export interface DirectResult {
   p99Ms: number;
   /** Requests that failed or found no row. */
   errors: number;
-}
-
-/** The value below which `q` of the sorted values fall (nearest rank). */
-export function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i]!;
 }
 
 /** Runs the floor as configured and returns its figures. */

@@ -7,7 +7,7 @@
  *    flight: the protocol, the signing (Web Crypto, as the service signs) and the parallel connections per
  *    receiver of the service's webhook client (16), so both sides do the same work. For reference, the same with `fetch`'s defaults (HTTP/2 when offered, 32 in flight;
  *    the floor of earlier runs) is printed too (once).
- * 2. Throughput: N events triggered through the domain path (`withEvents` + `recordEvent`, as the tools do) with
+ * 2. Throughput: N events triggered through the domain path (`act` + `recordEvent`, as the tools do) with
  *    M matching subscriptions; the service drains the outbox (one statement per 100 events holds them and returns
  *    their first attempts), re-checks access, signs and POSTs each through the SSRF-safe client, and writes each
  *    delivery with its first attempt in batched statements. Deliveries/s from the first trigger to the last arrival.
@@ -31,12 +31,10 @@
  *    other threads (Deno's I/O) and the Postgres processes on this machine (from /proc; Linux only). It tells
  *    where the time of the whole path goes; it prints figures, no verdict.
  * Environment (optional): BENCH_EVENTS (1000), BENCH_SUBS (4), BENCH_CONCURRENCY (16), BENCH_SECONDS (5),
- * BENCH_ROUNDS (5),
- * BENCH_POOL (10, the service's Postgres connections), BENCH_DATABASE_URL (use this server; else a throwaway cluster, or PGlite with BENCH_DB=pglite),
- * BENCH_JSON (write the figures to this file), BENCH_PHASES (1: the phase split of step 6), BENCH_INSTANCES (3),
- * BENCH_RECEIVER_MS (100).
+ * BENCH_ROUNDS (5), BENCH_POOL (10, the service's Postgres connections), BENCH_DATABASE_URL (use this server; else
+ * a throwaway cluster, kept in BENCH_PG_DIR when set, or PGlite with BENCH_DB=pglite), BENCH_JSON (write the
+ * figures to this file), BENCH_PHASES (1: the phase split of step 6), BENCH_INSTANCES (3), BENCH_RECEIVER_MS (100).
  */
-import { percentile } from "./direct_driver.ts";
 import { eventIdOf } from "../db/outbox.ts";
 import { sql } from "kysely";
 import { loadConfig } from "../config.ts";
@@ -48,162 +46,33 @@ import { insertSubscription } from "../db/subscriptions.ts";
 import { startBackground } from "../background.ts";
 import { recordEvent } from "../events/outbox.ts";
 import { composeDeps } from "../app.ts";
-import type { WebhookClient } from "../events/http_client.ts";
 import { agentReactions } from "../agent/hooks.ts";
 import { base64 } from "../crypto.ts";
-import { secretBox, WebhookSigner } from "../events/signing.ts";
+import { secretBox } from "../events/signing.ts";
 import { newSubscriptionId } from "../events/subscriptions.ts";
 import { act, type AppDeps } from "../deps.ts";
-import { testCa } from "../tests/webhook_receiver.ts";
-import { startCluster } from "./pg_cluster.ts";
+import { type SelfCpu, selfCpu } from "./cpu.ts";
+import { benchDatabase } from "./database.ts";
+import { type Arrivals, clientAlone, floor, type Receiver, startReceiver } from "./events_floor.ts";
 import { compareInstances } from "./events_instances.ts";
+import { atCleanup, intSetting, runBenchmark, say, textSetting, workFolder } from "./harness.ts";
+import { ascending, median, percentile } from "./stats.ts";
 
-const env = (k: string, d: number) => Number(Deno.env.get(k) ?? d);
-const N = env("BENCH_EVENTS", 1000);
-const M = env("BENCH_SUBS", 4);
-const CONCURRENCY = env("BENCH_CONCURRENCY", 16);
-const SECONDS = env("BENCH_SECONDS", 5);
-const ROUNDS = Math.max(1, env("BENCH_ROUNDS", 5));
+const N = intSetting("BENCH_EVENTS", 1000, 1);
+const M = intSetting("BENCH_SUBS", 4, 1);
+const CONCURRENCY = intSetting("BENCH_CONCURRENCY", 16, 1);
+const SECONDS = intSetting("BENCH_SECONDS", 5, 1);
+const ROUNDS = intSetting("BENCH_ROUNDS", 5, 1);
 /** Postgres connections of the service (the service's default unless BENCH_POOL). */
-const POOL = env("BENCH_POOL", 10);
+const POOL = intSetting("BENCH_POOL", 10, 1);
 const AUTH_SECRET = "bench-only-secret-0123456789abcdefghijklmnop";
 /** Instances in step 5 (this process and BENCH_INSTANCES − 1 service processes on the same Postgres). */
-const INSTANCES = env("BENCH_INSTANCES", 3);
+const INSTANCES = intSetting("BENCH_INSTANCES", 3, 1);
 /**
  * How long the receiver takes to answer in step 5 (ms): real receivers take tens to hundreds of milliseconds, so
  * an instance's 64 attempts in flight, not its CPU, bound what it delivers; 0 measures the CPU-bound case.
  */
-const RECEIVER_MS = env("BENCH_RECEIVER_MS", 100);
-
-/** Arrival times by `${webhook-id} ${subscription}`. */
-type Arrivals = Map<string, number>;
-
-function say(line: string) {
-  console.log(line);
-}
-
-/** How long the receiver takes to answer (ms); step 5 sets it to `BENCH_RECEIVER_MS`, like a real receiver. */
-const answerAfter = { ms: 0 };
-
-async function startReceiver(arrivals: Arrivals) {
-  const ca = await testCa();
-  /** The one waiter: resolved by the arrival that brings the count to `target` (no timer per arrival). */
-  let waiter: { target: number; done: () => void } | undefined;
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", cert: ca.certPem, key: ca.keyPem, onListen: () => {} },
-    async (req) => {
-      await req.arrayBuffer();
-      arrivals.set(
-        `${req.headers.get("webhook-id")} ${req.headers.get("x-mcp-subscription-id")}`,
-        performance.now(),
-      );
-      if (waiter && arrivals.size >= waiter.target) waiter.done();
-      if (answerAfter.ms > 0) await new Promise((r) => setTimeout(r, answerAfter.ms));
-      return new Response(null, { status: 204 });
-    },
-  );
-  const waitFor = async (n: number, timeoutMs: number) => {
-    if (arrivals.size >= n) return;
-    const arrived = Promise.withResolvers<void>();
-    waiter = { target: n, done: arrived.resolve };
-    const timer = setTimeout(
-      () => arrived.reject(new Error(`only ${arrivals.size} of ${n} deliveries arrived`)),
-      timeoutMs,
-    );
-    try {
-      await arrived.promise;
-    } finally {
-      clearTimeout(timer);
-      waiter = undefined;
-    }
-  };
-  return { server, port: server.addr.port, caPem: ca.caPem, waitFor };
-}
-
-/** Sends one signed POST of `body` as message `id` (the floor's `fetch`, or a webhook client). */
-type Poster = (id: string, headers: Record<string, string>, body: string) => Promise<void>;
-
-/** N×M signed POSTs through `post`, `concurrency` in flight; deliveries/s and JavaScript-thread CPU µs per POST. */
-async function signedPosts(post: Poster, concurrency: number): Promise<{ rate: number; cpuUs: number }> {
-  const signer = new WebhookSigner();
-  const secret = `whsec_${base64(crypto.getRandomValues(new Uint8Array(32)))}`;
-  const total = N * M;
-  let next = 0;
-  const c0 = await cpuNow().catch(() => undefined);
-  const t0 = performance.now();
-  const worker = async () => {
-    while (next < total) {
-      const i = next++;
-      const id = `evt_floor${i}`;
-      const body = JSON.stringify({
-        eventId: id,
-        name: "inquiry.received",
-        timestamp: new Date().toISOString(),
-        data: { i },
-        cursor: null,
-      });
-      const ts = Math.floor(Date.now() / 1000);
-      await post(id, {
-        "content-type": "application/json",
-        "webhook-id": id,
-        "webhook-timestamp": String(ts),
-        "webhook-signature": await signer.header([secret], id, ts, body),
-        "x-mcp-subscription-id": "sub_floor",
-        "user-agent": "bench-mcp-events",
-      }, body);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const rate = total / ((performance.now() - t0) / 1000);
-  const c1 = c0 ? await cpuNow().catch(() => undefined) : undefined;
-  return { rate, cpuUs: c0 && c1 ? ((c1.main - c0.main) * 1000) / total : NaN };
-}
-
-/** The floor: N×M signed fetch POSTs, `concurrency` in flight, over HTTP/1.1 only unless `http2`. */
-async function floor(url: string, caPem: string, concurrency: number, http2: boolean): Promise<number> {
-  const client = Deno.createHttpClient({ caCerts: [caPem], http1: true, http2 });
-  try {
-    const { rate } = await signedPosts(async (_id, headers, body) => {
-      const res = await fetch(url, { method: "POST", client, headers, body, redirect: "manual" });
-      await res.body?.cancel();
-    }, concurrency);
-    return rate;
-  } finally {
-    client.close();
-  }
-}
-
-/** The same N×M signed POSTs through a webhook client alone (no database): its rate and CPU against the floor. */
-async function clientAlone(client: WebhookClient, url: string, concurrency: number) {
-  const target = new URL(url);
-  return await signedPosts(async (_id, headers, body) => {
-    const out = await client.post(target, headers, body);
-    if (out.kind !== "response" || out.status !== 204) {
-      throw new Error(`bench post failed: ${JSON.stringify(out)}`);
-    }
-  }, concurrency);
-}
-
-async function openBenchDb(): Promise<{ db: Db; stop: () => Promise<void>; kind: string; url?: string }> {
-  const given = Deno.env.get("BENCH_DATABASE_URL");
-  if (Deno.env.get("BENCH_DB") === "pglite") {
-    const db = await openDb({ databaseUrl: undefined, dataDir: undefined });
-    return { db, stop: () => db.close(), kind: "PGlite (in memory)" };
-  }
-  const cluster = given
-    ? undefined
-    : await startCluster({ dir: await Deno.makeTempDir({ prefix: "bench-events-" }), say });
-  const db = await openDb({ databaseUrl: given ?? cluster!.url, dataDir: undefined, poolSize: POOL });
-  return {
-    db,
-    url: given ?? cluster!.url,
-    kind: `Postgres ${cluster?.version ?? "(given)"}`,
-    stop: async () => {
-      await db.close();
-      await cluster?.stop();
-    },
-  };
-}
+const RECEIVER_MS = intSetting("BENCH_RECEIVER_MS", 100, 0);
 
 /** A provider with an office, a consent to one app, and M subscriptions of that app to inquiry.received. */
 async function prepare(db: Db, url: string): Promise<{ officeId: string }> {
@@ -277,31 +146,9 @@ async function triggerAll(deps: AppDeps, officeId: string): Promise<void> {
   }));
 }
 
-/**
- * CPU time so far (ms): this process's JavaScript thread, the whole process, all Postgres processes. Read by `sh`
- * from /proc (Deno itself may read /proc only with --allow-all).
- */
-async function cpuNow(): Promise<{ main: number; process: number; postgres: number }> {
-  const pid = Deno.pid;
-  const script = `cat /proc/${pid}/task/${pid}/stat /proc/${pid}/stat; cat /proc/[0-9]*/stat 2>/dev/null | ` +
-    `grep '(postgres)' || true`;
-  const out = await new Deno.Command("sh", { args: ["-c", script], stdout: "piped", stderr: "null" })
-    .output();
-  if (!out.success) throw new Error("sh could not read /proc");
-  const ms = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ticks of 10 ms
-  };
-  const [main, whole, ...postgres] = new TextDecoder().decode(out.stdout).trim().split("\n");
-  if (!main || !whole) throw new Error("no /proc stat of this process");
-  return { main: ms(main), process: ms(whole), postgres: postgres.reduce((sum, line) => sum + ms(line), 0) };
-}
-
-type Cpu = Awaited<ReturnType<typeof cpuNow>>;
-
 /** Prints a phase's rate and CPU per unit since `c0` (see step 4 of the header). */
-async function phaseLine(what: string, n: number, unit: string, ms: number, c0: Cpu) {
-  const c = await cpuNow();
+async function phaseLine(what: string, n: number, unit: string, ms: number, c0: SelfCpu) {
+  const c = await selfCpu();
   const per = (cpuMs: number) => `${((cpuMs * 1000) / n).toFixed(0)} µs`;
   say(
     `  ${what}: ${(n / (ms / 1000)).toFixed(0)} ${
@@ -318,9 +165,9 @@ async function phases(
   officeId: string,
   rx: { waitFor(n: number, ms: number): Promise<void> },
 ) {
-  let c0: Cpu;
+  let c0: SelfCpu;
   try {
-    c0 = await cpuNow();
+    c0 = await selfCpu();
   } catch (err) {
     return say(`phases: CPU times not readable (${(err as Error).message})`);
   }
@@ -328,7 +175,7 @@ async function phases(
   let t0 = performance.now();
   await triggerAll(deps, officeId);
   await phaseLine("triggering only (delivery stopped)", N, "event", performance.now() - t0, c0);
-  c0 = await cpuNow();
+  c0 = await selfCpu();
   t0 = performance.now();
   const delivery = await startBackground(withEngine(deps));
   await rx.waitFor(N * M, 120_000);
@@ -336,20 +183,13 @@ async function phases(
   await delivery.stop();
 }
 
-/** Dependencies over the handles of `deps` with a job engine and an event runtime of their own (an engine starts once). */
+/** `deps` with a job engine and an event runtime of their own (an engine starts once). */
 function withEngine(deps: AppDeps): AppDeps {
   const { config, db, kv, log, reactions } = deps;
   return composeDeps({ config, db, kv, log, reactions });
 }
 
-/** The median of `xs` (mean of the middle two for an even count). */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-type Rx = Awaited<ReturnType<typeof startReceiver>>;
+type Rx = Receiver;
 
 /** One round's service measurement (and the floor measured just before it). */
 interface Round {
@@ -415,155 +255,186 @@ async function latency(
     const t = triggeredAt.get(key.slice(0, key.indexOf(" ")));
     if (t !== undefined) lat.push(at - t);
   }
-  lat.sort((a, b) => a - b); // percentile() expects sorted values
-  const sorted = Float64Array.from(lat);
+  const sorted = ascending(lat);
   return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), perSecond: eventsPerSecond * M };
 }
 
-async function main() {
-  const arrivals: Arrivals = new Map();
-  const rx = await startReceiver(arrivals);
-  const url = `https://localhost:${rx.port}/hook`;
-  const caFile = await Deno.makeTempFile({ suffix: ".pem" });
-  await Deno.writeTextFile(caFile, rx.caPem);
-  const { db, stop, kind, url: dbUrl } = await openBenchDb();
-  const kv = await Deno.openKv(":memory:");
-  const config = loadConfig({
-    DATA_DIR: ":memory:",
+/** The database: embedded PGlite (`BENCH_DB=pglite`), or Postgres through {@linkcode benchDatabase}. */
+async function openDatabase(workdir: string): Promise<{ db: Db; kind: string; url?: string }> {
+  if (textSetting("BENCH_DB") === "pglite") {
+    const db = await openDb({ databaseUrl: undefined, dataDir: undefined });
+    atCleanup(() => db.close());
+    return { db, kind: "PGlite (in memory)" };
+  }
+  const database = await benchDatabase({ workdir });
+  const db = await openDb({ databaseUrl: database.url, dataDir: undefined, poolSize: POOL });
+  atCleanup(() => db.close());
+  return { db, url: database.url, kind: `Postgres ${database.pgVersion || "(given)"}` };
+}
+
+/** The service's settings of this process and of the instances of step 5. */
+function serviceSettings(rx: Receiver, caFile: string): Record<string, string> {
+  return {
     AUTH_SECRET,
     WEBHOOK_LOOPBACK_PORTS: String(rx.port),
     WEBHOOK_CA_FILE: caFile,
     EVENTS_SWEEP_MS: "30000",
     LOG_LEVEL: "warn",
-  });
+  };
+}
+
+/** The dependencies of this process's service: config, database, an in-memory KV, job engine and event runtime. */
+async function serviceDeps(db: Db, settings: Record<string, string>): Promise<AppDeps> {
+  const kv = await Deno.openKv(":memory:");
+  atCleanup(() => kv.close());
+  const config = loadConfig({ DATA_DIR: ":memory:", ...settings });
   const log = {
     log: (level: string, msg: string, f?: Record<string, unknown>) =>
       level !== "debug" && console.error(level, msg, f),
   };
   const deps = composeDeps({ config, db, kv, log, reactions: agentReactions });
+  atCleanup(() => deps.events.client.close());
+  return deps;
+}
+
+/** Steps 1 and 2 in `ROUNDS` alternating rounds, each followed by the webhook client alone against a floor. */
+async function rounds(deps: AppDeps, officeId: string, rx: Rx, arrivals: Arrivals, url: string) {
+  const all: Round[] = [];
+  const aloneRatios: number[] = [];
+  const aloneCpu: number[] = [];
+  for (let r = 1; r <= ROUNDS; r++) {
+    const floorRate = await floor(url, rx.caPem, CONCURRENCY, false, N * M);
+    arrivals.clear();
+    const round = { floorRate, ...await throughput(deps, officeId, rx, arrivals) };
+    arrivals.clear();
+    all.push(round);
+    const floorAgain = await floor(url, rx.caPem, CONCURRENCY, false, N * M);
+    const alone = await clientAlone(deps.events!.client, url, CONCURRENCY, N * M);
+    arrivals.clear();
+    aloneRatios.push(alone.rate / floorAgain);
+    aloneCpu.push(alone.cpuUs);
+    say(
+      `round ${r} client alone: floor ${floorAgain.toFixed(0)}, webhook client ${
+        alone.rate.toFixed(0)
+      } posts/s, ratio ${(alone.rate / floorAgain).toFixed(2)}, JavaScript thread ${
+        alone.cpuUs.toFixed(0)
+      } µs per post`,
+    );
+    say(
+      `round ${r}: floor (plain signed fetch, HTTP/1.1, ${CONCURRENCY} in flight) ${floorRate.toFixed(0)}, ` +
+        `service (trigger → signed delivery) ${round.rate.toFixed(0)} deliveries/s, ratio ${
+          (round.rate / floorRate).toFixed(2)
+        } (triggering took ${round.triggeredMs.toFixed(0)} ms)`,
+    );
+  }
+  return { rounds: all, aloneRatios, aloneCpu };
+}
+
+/** Step 5: this instance alone against `INSTANCES` instances, the receiver answering after `RECEIVER_MS`. */
+async function instances(
+  deps: AppDeps,
+  officeId: string,
+  rx: Rx,
+  arrivals: Arrivals,
+  env: Record<string, string>,
+  workdir: string,
+): Promise<void> {
+  rx.answerAfter.ms = RECEIVER_MS;
+  const dir = `${workdir}/instances`;
+  await Deno.mkdir(dir);
+  const { one, all } = await compareInstances({
+    env: { ...env, KV_PATH: ":memory:", DATA_DIR: dir },
+    extra: INSTANCES - 1,
+    rounds: Math.max(1, Math.ceil(ROUNDS / 2)),
+    measure: async () => {
+      arrivals.clear();
+      const r = await throughput(deps, officeId, rx, arrivals);
+      arrivals.clear();
+      return r.rate;
+    },
+    workdir: dir,
+  });
+  say(
+    `instances (receiver answering after ${RECEIVER_MS} ms): 1 instance median ${
+      median(one).toFixed(0)
+    }, ${INSTANCES} instances median ${median(all).toFixed(0)} deliveries/s, ratio ${
+      (median(all) / median(one)).toFixed(2)
+    } (expected ≥ 1)`,
+  );
+  rx.answerAfter.ms = 0;
+}
+
+async function main() {
+  const workdir = await workFolder("bench-events-");
+  const arrivals: Arrivals = new Map();
+  const rx = await startReceiver(arrivals);
+  atCleanup(() => rx.server.shutdown());
+  const url = `https://localhost:${rx.port}/hook`;
+  const caFile = `${workdir}/ca.pem`;
+  await Deno.writeTextFile(caFile, rx.caPem);
+  const { db, kind, url: dbUrl } = await openDatabase(workdir);
+  const settings = serviceSettings(rx, caFile);
+  const deps = await serviceDeps(db, settings);
   say(
     `bench:events  N=${N} events × M=${M} subscriptions, ${CONCURRENCY} in flight (floor), database ${kind}, pool ${POOL}`,
   );
-  try {
-    const { officeId } = await prepare(db, url);
-    const defaultRate = await floor(url, rx.caPem, 32, true);
+  const { officeId } = await prepare(db, url);
+  const defaultRate = await floor(url, rx.caPem, 32, true, N * M);
+  arrivals.clear();
+  say(`reference: fetch defaults, HTTP/2, 32 in flight: ${defaultRate.toFixed(0)} deliveries/s`);
+  const delivery = await startBackground(deps);
+  await warmUp(deps, officeId, rx, db);
+  arrivals.clear();
+  const { rounds: measured, aloneRatios, aloneCpu } = await rounds(deps, officeId, rx, arrivals, url);
+  const floorRate = median(measured.map((r) => r.floorRate));
+  const rate = median(measured.map((r) => r.rate));
+  const ratio = median(measured.map((r) => r.rate / r.floorRate));
+  say(
+    `median of ${ROUNDS} rounds: floor ${floorRate.toFixed(0)}, service ${
+      rate.toFixed(0)
+    } deliveries/s, ratio ${ratio.toFixed(2)} (expected ≥ 0.5; ratios ${
+      measured.map((r) => (r.rate / r.floorRate).toFixed(2)).join(" ")
+    })`,
+  );
+  say(
+    `webhook client alone: median ratio ${median(aloneRatios).toFixed(2)} (${
+      aloneRatios.map((x) => x.toFixed(2)).join(" ")
+    }), JavaScript thread per post median ${median(aloneCpu).toFixed(0)} µs`,
+  );
+  const { p50, p99, perSecond } = await latency(deps, officeId, rx, arrivals, 0.5 * floorRate);
+  say(
+    `latency at ${perSecond.toFixed(0)} deliveries/s (${
+      (perSecond / M).toFixed(0)
+    } events/s × ${M}) for ${SECONDS} s: ` +
+      `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (expected p99 < 1000 ms)`,
+  );
+  const ok = ratio >= 0.5 && p99 < 1000;
+  say(ok ? "result: meets the expected ratio and latency" : "result: BELOW the expectation");
+  const jsonPath = textSetting("BENCH_JSON");
+  if (jsonPath) {
+    const figures = {
+      N,
+      M,
+      rounds: measured,
+      aloneRatios,
+      aloneCpu,
+      floorRate,
+      defaultRate,
+      rate,
+      ratio,
+      p50,
+      p99,
+    };
+    await Deno.writeTextFile(jsonPath, JSON.stringify(figures, null, 2));
+  }
+  if (dbUrl && INSTANCES > 1) {
+    await instances(deps, officeId, rx, arrivals, { DATABASE_URL: dbUrl, ...settings }, workdir);
+  }
+  await delivery.stop();
+  if (textSetting("BENCH_PHASES") === "1") {
     arrivals.clear();
-    say(`reference: fetch defaults, HTTP/2, 32 in flight: ${defaultRate.toFixed(0)} deliveries/s`);
-    const delivery = await startBackground(deps);
-    await warmUp(deps, officeId, rx, db);
-    arrivals.clear();
-    const rounds: Round[] = [];
-    const aloneRatios: number[] = [];
-    const aloneCpu: number[] = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const floorRate = await floor(url, rx.caPem, CONCURRENCY, false);
-      arrivals.clear();
-      const round = { floorRate, ...await throughput(deps, officeId, rx, arrivals) };
-      arrivals.clear();
-      rounds.push(round);
-      const floorAgain = await floor(url, rx.caPem, CONCURRENCY, false);
-      const alone = await clientAlone(deps.events!.client, url, CONCURRENCY);
-      arrivals.clear();
-      aloneRatios.push(alone.rate / floorAgain);
-      aloneCpu.push(alone.cpuUs);
-      say(
-        `round ${r} client alone: floor ${floorAgain.toFixed(0)}, webhook client ${
-          alone.rate.toFixed(0)
-        } posts/s, ratio ${(alone.rate / floorAgain).toFixed(2)}, JavaScript thread ${
-          alone.cpuUs.toFixed(0)
-        } µs per post`,
-      );
-      say(
-        `round ${r}: floor (plain signed fetch, HTTP/1.1, ${CONCURRENCY} in flight) ${
-          floorRate.toFixed(0)
-        }, ` +
-          `service (trigger → signed delivery) ${round.rate.toFixed(0)} deliveries/s, ratio ${
-            (round.rate / floorRate).toFixed(2)
-          } (triggering took ${round.triggeredMs.toFixed(0)} ms)`,
-      );
-    }
-    const floorRate = median(rounds.map((r) => r.floorRate));
-    const rate = median(rounds.map((r) => r.rate));
-    const ratio = median(rounds.map((r) => r.rate / r.floorRate));
-    say(
-      `median of ${ROUNDS} rounds: floor ${floorRate.toFixed(0)}, service ${
-        rate.toFixed(0)
-      } deliveries/s, ratio ${ratio.toFixed(2)} (expected ≥ 0.5; ratios ${
-        rounds.map((r) => (r.rate / r.floorRate).toFixed(2)).join(" ")
-      })`,
-    );
-    say(
-      `webhook client alone: median ratio ${median(aloneRatios).toFixed(2)} (${
-        aloneRatios.map((x) => x.toFixed(2)).join(" ")
-      }), JavaScript thread per post median ${median(aloneCpu).toFixed(0)} µs`,
-    );
-    const { p50, p99, perSecond } = await latency(deps, officeId, rx, arrivals, 0.5 * floorRate);
-    say(
-      `latency at ${perSecond.toFixed(0)} deliveries/s (${
-        (perSecond / M).toFixed(0)
-      } events/s × ${M}) for ${SECONDS} s: ` +
-        `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (expected p99 < 1000 ms)`,
-    );
-    const ok = ratio >= 0.5 && p99 < 1000;
-    say(ok ? "result: meets the expected ratio and latency" : "result: BELOW the expectation");
-    const jsonPath = Deno.env.get("BENCH_JSON");
-    if (jsonPath) {
-      await Deno.writeTextFile(
-        jsonPath,
-        JSON.stringify(
-          { N, M, rounds, aloneRatios, aloneCpu, floorRate, defaultRate, rate, ratio, p50, p99 },
-          null,
-          2,
-        ),
-      );
-    }
-    if (dbUrl && INSTANCES > 1) {
-      answerAfter.ms = RECEIVER_MS;
-      const workdir = await Deno.makeTempDir({ prefix: "bench-events-instances-" });
-      const { one, all } = await compareInstances({
-        env: {
-          DATABASE_URL: dbUrl,
-          AUTH_SECRET,
-          WEBHOOK_LOOPBACK_PORTS: String(rx.port),
-          WEBHOOK_CA_FILE: caFile,
-          EVENTS_SWEEP_MS: "30000",
-          LOG_LEVEL: "warn",
-          KV_PATH: ":memory:",
-          DATA_DIR: workdir,
-        },
-        extra: INSTANCES - 1,
-        rounds: Math.max(1, Math.ceil(ROUNDS / 2)),
-        measure: async () => {
-          arrivals.clear();
-          const r = await throughput(deps, officeId, rx, arrivals);
-          arrivals.clear();
-          return r.rate;
-        },
-        workdir,
-        say,
-      });
-      say(
-        `instances (receiver answering after ${RECEIVER_MS} ms): 1 instance median ${
-          median(one).toFixed(0)
-        }, ${INSTANCES} instances median ${median(all).toFixed(0)} deliveries/s, ratio ${
-          (median(all) / median(one)).toFixed(2)
-        } (expected ≥ 1)`,
-      );
-      answerAfter.ms = 0;
-      await Deno.remove(workdir, { recursive: true }).catch(() => {});
-    }
-    await delivery.stop();
-    if (Deno.env.get("BENCH_PHASES") === "1") {
-      arrivals.clear();
-      await phases(deps, officeId, rx);
-    }
-  } finally {
-    deps.events?.client.close();
-    kv.close();
-    await stop();
-    await rx.server.shutdown();
-    await Deno.remove(caFile).catch(() => {});
+    await phases(deps, officeId, rx);
   }
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) await runBenchmark(main);

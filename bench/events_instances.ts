@@ -1,15 +1,14 @@
 /**
  * Step 5 of `bench:events`: delivery throughput with one instance and with several on the same Postgres. The
  * benchmark's own process is one instance (its job engine drains); `extra` service processes (`main.ts`) on the
- * same database are the others. Rounds alternate: the extra instances paused (SIGSTOP: one instance), then running
- * (SIGCONT: all of them), each round measured by `measure` (deliveries/s of N events triggered in this process).
+ * same database are the others. Each round measures this instance alone, then starts the extra instances (stopped
+ * with SIGTERM after the round) and measures all of them, each with `measure` (deliveries/s of N events triggered
+ * in this process).
  * The wake-ups reach every instance through Postgres; whichever claims an event first sends it.
  */
-import { freePort } from "./pg_cluster.ts";
-import { type Child, spawnLogged } from "./processes.ts";
-import { serviceEnv, waitHealthy } from "./service.ts";
-
-const REPO = new URL("..", import.meta.url).pathname;
+import { say } from "./harness.ts";
+import type { Child } from "./processes.ts";
+import { spawnService } from "./service.ts";
 
 /** Options of {@linkcode compareInstances}. */
 export interface InstanceOptions {
@@ -23,7 +22,6 @@ export interface InstanceOptions {
   measure: () => Promise<number>;
   /** Folder for the instances' logs. */
   workdir: string;
-  say: (line: string) => void;
 }
 
 /** Deliveries/s of each round with this instance alone (`one`) and with every instance running (`all`). */
@@ -37,7 +35,7 @@ export async function compareInstances(o: InstanceOptions): Promise<{ one: numbe
     } finally {
       for (const c of children) await c.stop();
     }
-    o.say(
+    say(
       `instances round ${r}: 1 instance ${one.at(-1)!.toFixed(0)}, ${o.extra + 1} instances ${
         all.at(-1)!.toFixed(0)
       } deliveries/s`,
@@ -51,15 +49,8 @@ async function startInstances(o: InstanceOptions, round: number): Promise<Child[
   const children: Child[] = [];
   try {
     for (let i = 0; i < o.extra; i++) {
-      const port = freePort();
-      const child = await spawnLogged(
-        Deno.execPath(),
-        ["run", "-A", "main.ts"],
-        `${o.workdir}/instance-${i + 2}-round-${round}.log`,
-        { cwd: REPO, clearEnv: true, env: serviceEnv({ ...o.env, PORT: String(port) }) },
-      );
-      children.push(child);
-      await waitHealthy(child, `http://127.0.0.1:${port}/healthz`);
+      const log = `${o.workdir}/instance-${i + 2}-round-${round}.log`;
+      children.push((await spawnService(o.env, log)).child);
     }
     return children;
   } catch (err) {

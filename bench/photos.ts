@@ -20,9 +20,11 @@ import { derivePhoto } from "../photos/image.ts";
 import { addPhotos, preparePhotos } from "../photos/photos.ts";
 import { act } from "../deps.ts";
 import { openTestDb, testApp } from "../tests/helpers.ts";
+import { atCleanup, intSetting, loadAverage, runBenchmark } from "./harness.ts";
+import { ascending, percentile } from "./stats.ts";
 
-const N = Number(Deno.env.get("BENCH_N") ?? 2000);
-const DERIVE = Number(Deno.env.get("BENCH_DERIVE") ?? 7);
+const N = intSetting("BENCH_N", 2000, 1);
+const DERIVE = intSetting("BENCH_DERIVE", 7, 1);
 
 /** A photo-like 4000 × 3000 JPEG (sky gradient, patterned ground, noise) with EXIF orientation 6. */
 async function photo12mp(): Promise<Uint8Array> {
@@ -48,10 +50,6 @@ async function photo12mp(): Promise<Uint8Array> {
   return new Uint8Array(await img.withMetadata({ orientation: 6 }).toBuffer());
 }
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
 /** Samples the process's RSS every 5 ms while `fn` runs (the work runs on libvips' threads); answers the most. */
 async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; mb: number }> {
   let most = Deno.memoryUsage().rss;
@@ -72,48 +70,52 @@ async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
     await fn();
     ms.push(performance.now() - t);
   }
-  return ms.sort((a, b) => a - b);
+  return ascending(ms);
 }
 
 const fmt = (ms: number) => ms < 10 ? ms.toFixed(3) : ms.toFixed(0);
 const row = (name: string, ms: number[]) =>
   console.log(
-    `${name.padEnd(44)} p50 ${fmt(quantile(ms, 0.5)).padStart(8)} ms   ` +
-      `min ${fmt(ms[0]!).padStart(8)}   p99/max ${fmt(quantile(ms, 0.99)).padStart(8)} ms`,
+    `${name.padEnd(44)} p50 ${fmt(percentile(ms, 0.5)).padStart(8)} ms   ` +
+      `min ${fmt(ms[0]!).padStart(8)}   p99/max ${fmt(percentile(ms, 0.99)).padStart(8)} ms`,
   );
 
-const load = Deno.loadavg();
-console.log(
-  `load average ${load.map((x) => x.toFixed(2)).join(" ")}, ${navigator.hardwareConcurrency} cores`,
-);
-
-// ---- 1. deriving ---------------------------------------------------------------------------------------------
-const jpeg = await photo12mp();
-console.log(
-  `\n1. deriving a 12 MP JPEG (${(jpeg.length / 1e6).toFixed(1)} MB), ${DERIVE} runs each after one warm-up`,
-);
-const rssBefore = Deno.memoryUsage().rss / 1e6;
-const { value: floor, mb: floorRss } = await peakRss(() => timed(DERIVE, () => sharp(jpeg).raw().toBuffer()));
-const { value: derive, mb: deriveRss } = await peakRss(() => timed(DERIVE, () => derivePhoto(jpeg)));
-row("floor: sharp decodes it to raw pixels", floor);
-row("derivePhoto: 4 WebP + 1 JPEG", derive);
-const result = await derivePhoto(jpeg);
-if (!result.ok) throw new Error(result.refusal);
-for (const v of result.photo.variants) {
-  console.log(`  ${v.mime} ${v.width}×${v.height}: ${v.bytes.length} bytes`);
+/** Part 1: `derivePhoto` against sharp decoding the same JPEG, with the peak memory of each. */
+async function deriving(jpeg: Uint8Array): Promise<void> {
+  console.log(
+    `\n1. deriving a 12 MP JPEG (${
+      (jpeg.length / 1e6).toFixed(1)
+    } MB), ${DERIVE} runs each after one warm-up`,
+  );
+  const rssBefore = Deno.memoryUsage().rss / 1e6;
+  const { value: floor, mb: floorRss } = await peakRss(() =>
+    timed(DERIVE, () => sharp(jpeg).raw().toBuffer())
+  );
+  const { value: derive, mb: deriveRss } = await peakRss(() => timed(DERIVE, () => derivePhoto(jpeg)));
+  row("floor: sharp decodes it to raw pixels", floor);
+  row("derivePhoto: 4 WebP + 1 JPEG", derive);
+  const result = await derivePhoto(jpeg);
+  if (!result.ok) throw new Error(result.refusal);
+  for (const v of result.photo.variants) {
+    console.log(`  ${v.mime} ${v.width}×${v.height}: ${v.bytes.length} bytes`);
+  }
+  console.log(
+    `ratio derivePhoto / decode floor (p50): ${
+      (percentile(derive, 0.5) / percentile(floor, 0.5)).toFixed(2)
+    }`,
+  );
+  console.log(
+    `process RSS: ${rssBefore.toFixed(0)} MB before, peak ${floorRss.toFixed(0)} MB while decoding, ` +
+      `${deriveRss.toFixed(0)} MB while deriving (sampled every 5 ms)`,
+  );
 }
-console.log(
-  `ratio derivePhoto / decode floor (p50): ${(quantile(derive, 0.5) / quantile(floor, 0.5)).toFixed(2)}`,
-);
-console.log(
-  `process RSS: ${rssBefore.toFixed(0)} MB before, peak ${floorRss.toFixed(0)} MB while decoding, ` +
-    `${deriveRss.toFixed(0)} MB while deriving (sampled every 5 ms)`,
-);
 
-// ---- 2. serving ----------------------------------------------------------------------------------------------
-const tdb = await openTestDb();
-const a = await testApp(tdb.db);
-try {
+/** Part 2: a warm thumbnail (200 and 304) against the listing's JSON, through the app in process. */
+async function serving(jpeg: Uint8Array): Promise<void> {
+  const tdb = await openTestDb();
+  atCleanup(() => tdb.close());
+  const a = await testApp(tdb.db);
+  atCleanup(() => a.close());
   const office = await ensureOffice(tdb.db, "Bench-Fotos");
   const [id] = await insertListings(tdb.db, office, [
     {
@@ -142,12 +144,18 @@ try {
   row("floor: GET /api/public/properties/{id}", json);
   row("GET thumbnail (200, warm)", full);
   row("GET thumbnail, If-None-Match (304)", cond);
-  const p50 = quantile(json, 0.5);
+  const p50 = percentile(json, 0.5);
   console.log(
-    `ratio to the listing JSON (p50): thumbnail ${(quantile(full, 0.5) / p50).toFixed(2)}, ` +
-      `304 ${(quantile(cond, 0.5) / p50).toFixed(2)} (expected ≤ 1.5 and ≤ 1.0)`,
+    `ratio to the listing JSON (p50): thumbnail ${(percentile(full, 0.5) / p50).toFixed(2)}, ` +
+      `304 ${(percentile(cond, 0.5) / p50).toFixed(2)} (expected ≤ 1.5 and ≤ 1.0)`,
   );
-} finally {
-  await a.close();
-  await tdb.close();
 }
+
+async function main(): Promise<void> {
+  console.log(`load average ${loadAverage()}, ${navigator.hardwareConcurrency} cores`);
+  const jpeg = await photo12mp();
+  await deriving(jpeg);
+  await serving(jpeg);
+}
+
+if (import.meta.main) await runBenchmark(main);

@@ -1,13 +1,32 @@
 /** Child processes of the benchmark: one-shot commands, and long-running children that log to a file. */
 
-/** Options of {@linkcode run}. */
-export interface RunOptions {
-  /** Extra environment variables. */
+/** Where and with what environment a child runs. */
+export interface SpawnOptions {
+  /** Extra environment variables (the only ones with `clearEnv`). */
   env?: Record<string, string>;
+  /** Start from an empty environment instead of this process's. */
+  clearEnv?: boolean;
   /** Working folder. */
   cwd?: string;
+}
+
+/** Options of {@linkcode run}. */
+export interface RunOptions extends SpawnOptions {
   /** Called with the process id once the command has started. */
   onSpawn?: (pid: number) => void;
+}
+
+/** Spawns `cmd` with no stdin and piped stdout and stderr. */
+function spawnPiped(cmd: string, args: string[], opts: SpawnOptions): Deno.ChildProcess {
+  return new Deno.Command(cmd, {
+    args,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.clearEnv ? { clearEnv: true } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  }).spawn();
 }
 
 /** One-shot commands still running (killed by {@linkcode killRunning} when the benchmark is interrupted). */
@@ -24,14 +43,7 @@ export function killRunning(): void {
 
 /** Runs a command to completion and returns its stdout; throws with its stderr when it fails. */
 export async function run(cmd: string, args: string[], opts: RunOptions = {}): Promise<string> {
-  const child = new Deno.Command(cmd, {
-    args,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    ...(opts.env ? { env: opts.env } : {}),
-    ...(opts.cwd ? { cwd: opts.cwd } : {}),
-  }).spawn();
+  const child = spawnPiped(cmd, args, opts);
   running.add(child);
   let out: Deno.CommandOutput;
   try {
@@ -84,18 +96,10 @@ export async function spawnLogged(
   cmd: string,
   args: string[],
   logPath: string,
-  opts: { env?: Record<string, string>; clearEnv?: boolean; cwd?: string } = {},
+  opts: SpawnOptions = {},
 ): Promise<Child> {
   const log = await Deno.open(logPath, { create: true, append: true });
-  const child = new Deno.Command(cmd, {
-    args,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    ...(opts.env ? { env: opts.env } : {}),
-    ...(opts.clearEnv ? { clearEnv: true } : {}),
-    ...(opts.cwd ? { cwd: opts.cwd } : {}),
-  }).spawn();
+  const child = spawnPiped(cmd, args, opts);
   const sink = async (stream: ReadableStream<Uint8Array>) => {
     for await (const chunk of stream) await log.write(chunk);
   };

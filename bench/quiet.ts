@@ -1,6 +1,6 @@
 /**
  * Waiting for a quiet machine before a measurement: how much CPU processes that are not the benchmark's own use
- * (from /proc, read through `cat` like `cpu.ts`), and whether a `deno test` is running (from `ps`).
+ * (from /proc, read by `cpu.ts`), and whether a `deno test` is running (from `ps`).
  */
 import { type ProcSnapshot, readProc } from "./cpu.ts";
 
@@ -12,21 +12,6 @@ export interface OtherLoad {
   top: Array<{ pid: number; comm: string; pct: number }>;
   /** Command lines of running `deno test` processes. */
   tests: string[];
-}
-
-async function commNames(): Promise<Map<number, string>> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", "cat /proc/[0-9]*/stat 2>/dev/null; true"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const names = new Map<number, string>();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const m = /^([0-9]+) \((.*)\) /.exec(line);
-    if (m) names.set(Number(m[1]), m[2]!);
-  }
-  return names;
 }
 
 async function denoTests(): Promise<string[]> {
@@ -67,7 +52,6 @@ export async function otherLoad(ownRoots: () => number[], windowMs = 2000): Prom
   const b = await readProc();
   const seconds = (performance.now() - t0) / 1000;
   const own = descendants(b, ownRoots());
-  const names = await commNames();
   let other = 0;
   const top: OtherLoad["top"] = [];
   for (const [pid, p] of b.procs) {
@@ -76,7 +60,7 @@ export async function otherLoad(ownRoots: () => number[], windowMs = 2000): Prom
     const pct = (p.cpu - before) / seconds * 100;
     if (pct <= 0) continue;
     other += pct;
-    top.push({ pid, comm: names.get(pid) ?? "?", pct });
+    top.push({ pid, comm: p.comm, pct });
   }
   top.sort((x, y) => y.pct - x.pct);
   return { otherPct: other, top: top.slice(0, 3), tests: await denoTests() };

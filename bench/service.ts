@@ -1,9 +1,10 @@
 /**
- * The service under load as a child process (the Deno binary itself running `main.ts`), with a clean environment,
- * its own data folder and KV file, and a wait for `/healthz`. Used by `bench/valuation.ts`.
+ * Children the benchmarks load: the service (the Deno binary itself running `main.ts`) with a clean environment,
+ * its own data folder and KV file, and any other Deno program of the repository that answers `/healthz` (the
+ * bare-server floor). Each child logs to a file, is stopped by the cleanup (also on SIGINT), and is returned once
+ * `/healthz` answers.
  */
-import { openDb } from "../db/connection.ts";
-import { migrate } from "../db/migrate.ts";
+import { atCleanup } from "./harness.ts";
 import { freePort } from "./pg_cluster.ts";
 import { type Child, spawnLogged } from "./processes.ts";
 
@@ -52,9 +53,56 @@ export async function waitHealthy(child: Child, url: string, timeoutMs = 60_000)
   throw new Error(`${url} not healthy after ${timeoutMs / 1000} s:\n${await child.tail()}`);
 }
 
+/** A running child and the base URL it answers on. */
+export interface Served {
+  /** The child process. */
+  child: Child;
+  /** `http://127.0.0.1:<port>`. */
+  base: string;
+}
+
+/** Options of {@linkcode startChild}. */
+export interface ChildOptions {
+  /** Arguments of the Deno binary, run in the repository folder (e.g. `["run", "-A", "main.ts"]`). */
+  args: string[];
+  /** The port the child listens on, on 127.0.0.1. */
+  port: number;
+  /** Its log file. */
+  logPath: string;
+  /** Its environment: `env` alone (`clearEnv`), or this process's plus `env`. */
+  env?: Record<string, string>;
+  /** Start from an empty environment. */
+  clearEnv?: boolean;
+}
+
+/** Spawns a Deno program of the repository, registers its stop for the cleanup, and waits for its `/healthz`. */
+export async function startChild(o: ChildOptions): Promise<Served> {
+  const child = await spawnLogged(Deno.execPath(), o.args, o.logPath, {
+    cwd: REPO,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.clearEnv ? { clearEnv: true } : {}),
+  });
+  atCleanup(() => child.stop());
+  const base = `http://127.0.0.1:${o.port}`;
+  await waitHealthy(child, `${base}/healthz`);
+  return { child, base };
+}
+
+/** Starts `main.ts` on a free port with {@linkcode serviceEnv} of `vars` (nothing else of this environment). */
+export function spawnService(vars: Record<string, string>, logPath: string): Promise<Served> {
+  const port = freePort();
+  return startChild({
+    args: ["run", "-A", "main.ts"],
+    port,
+    logPath,
+    clearEnv: true,
+    env: serviceEnv({ ...vars, PORT: String(port) }),
+  });
+}
+
 /** Options of {@linkcode startService}. */
 export interface ServiceOptions {
-  /** postgres:// URL of the database (migrated here first: main.ts refuses pending migrations). */
+  /** postgres:// URL of the database, migrated already (main.ts refuses pending migrations). */
   databaseUrl: string;
   /** Folder for the log, the data folder and the KV file. */
   workdir: string;
@@ -64,42 +112,19 @@ export interface ServiceOptions {
   rateLimit: boolean;
   /** `file` (a KV file in the workdir) or `memory`. */
   kv: "file" | "memory";
-  /** Called with the child as soon as it is spawned (register its stop for cleanup here). */
-  onSpawn: (child: Child) => void;
 }
 
-/** Starts the service with TRUST_PROXY=1 and LOG_LEVEL=warn, waits for /healthz and returns it with its base URL. */
-export async function startService(o: ServiceOptions): Promise<{ child: Child; base: string }> {
-  const db = await openDb({ databaseUrl: o.databaseUrl, poolSize: 1 });
-  try {
-    await migrate(db);
-  } finally {
-    await db.close();
-  }
-  const port = freePort();
-  const child = await spawnLogged(
-    Deno.execPath(),
-    ["run", "-A", "main.ts"],
-    `${o.workdir}/service-${o.label}.log`,
-    {
-      cwd: REPO,
-      clearEnv: true,
-      env: serviceEnv({
-        DATABASE_URL: o.databaseUrl,
-        PORT: String(port),
-        TRUST_PROXY: "1",
-        LOG_LEVEL: "warn",
-        RATE_LIMIT: o.rateLimit ? "on" : "off",
-        DATA_DIR: `${o.workdir}/data-${o.label}`,
-        KV_PATH: o.kv === "memory" ? ":memory:" : `${o.workdir}/data-${o.label}/kv.sqlite3`,
-        SEED_SAMPLE_DATA: "0",
-        // main.ts requires a secret with DATABASE_URL; a random one per child (sessions are not benchmarked)
-        AUTH_SECRET: randomSecret(),
-      }),
-    },
-  );
-  o.onSpawn(child);
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(child, `${base}/healthz`);
-  return { child, base };
+/** Starts the service under load with TRUST_PROXY=1 and LOG_LEVEL=warn and waits for /healthz. */
+export function startService(o: ServiceOptions): Promise<Served> {
+  return spawnService({
+    DATABASE_URL: o.databaseUrl,
+    TRUST_PROXY: "1",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT: o.rateLimit ? "on" : "off",
+    DATA_DIR: `${o.workdir}/data-${o.label}`,
+    KV_PATH: o.kv === "memory" ? ":memory:" : `${o.workdir}/data-${o.label}/kv.sqlite3`,
+    SEED_SAMPLE_DATA: "0",
+    // main.ts requires a secret with DATABASE_URL; a random one per child (sessions are not benchmarked)
+    AUTH_SECRET: randomSecret(),
+  }, `${o.workdir}/service-${o.label}.log`);
 }

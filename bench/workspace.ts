@@ -17,140 +17,155 @@ import { ensureOffice } from "../db/offices.ts";
 import { sendInquiry } from "../inquiries/inquiries.ts";
 import { openTestDb, testApp } from "../tests/helpers.ts";
 import { createViewingSlots } from "../viewings/viewings.ts";
+import { atCleanup, intSetting, runBenchmark } from "./harness.ts";
+import { ascending, percentile } from "./stats.ts";
 
-const N = Number(Deno.env.get("BENCH_N") ?? 200);
-const LISTINGS = Number(Deno.env.get("BENCH_LISTINGS") ?? 2000);
-const INQUIRIES = Number(Deno.env.get("BENCH_INQUIRIES") ?? 5000);
+const N = intSetting("BENCH_N", 200, 1);
+const LISTINGS = intSetting("BENCH_LISTINGS", 2000, 10);
+const INQUIRIES = intSetting("BENCH_INQUIRIES", 5000, 1);
 const PASSWORD = "bench-werkbank-123";
 const STATUSES = ["published", "published", "published", "draft", "withdrawn"] as const;
 
-const tdb = await openTestDb();
-const db = tdb.db;
-const a = await testApp(db);
-const office = await ensureOffice(db, "Bench-Büro");
-const agent = await createPerson(a.auth, db, {
-  email: "bench.agent@example.org",
-  name: "Bench",
-  password: PASSWORD,
-  role: "provider",
-});
-await startMembership(db, agent, office);
+type App = Awaited<ReturnType<typeof testApp>>;
 
-const rand = prng(22);
-const rows: NewListing[] = Array.from({ length: LISTINGS }, (_, i) => {
-  const s = sampleListing(i, rand, a.now());
-  const status = STATUSES[i % STATUSES.length]!;
-  return {
-    ...s,
-    beispiel: false,
-    status,
-    published_at: status === "draft" ? null : (s.published_at ?? new Date(a.now())),
-  };
-});
-const ids: string[] = [];
-for (let i = 0; i < rows.length; i += 500) {
-  ids.push(...await insertListings(db, office, rows.slice(i, i + 500)));
-}
-const published = ids.filter((_, i) => STATUSES[i % STATUSES.length] === "published");
-console.error(`${ids.length} listings; sending ${INQUIRIES} inquiries …`);
-const t0 = performance.now();
-let lastInquiry = "";
-for (let i = 0; i < INQUIRIES; i++) {
-  const r = await act(a.deps, GUEST, (x) =>
-    sendInquiry(x, {
-      listingId: published[i % published.length]!,
-      inquirer: { seekerId: null, name: `Gast ${i}`, email: `gast${i}@example.org`, phone: null },
-      message: `Ist das Objekt noch frei? (${i})`,
-    }));
-  lastInquiry = r.inquiryId;
-  if (i % 500 === 499) a.advance(3_600_000); // stay inside the per-listing limit of §9
-}
-console.error(`inquiries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-const provider: Who = {
-  actor: { kind: "provider", userId: agent, officeId: office },
-  origin: { apiKeyId: crypto.randomUUID() },
-};
-for (let i = 0; i < 40; i++) {
-  const start = a.now() + (24 + i * 6) * 3_600_000;
-  const slots = [0, 1, 2, 3, 4].map((k) => ({
-    start: new Date(start + k * 1_800_000).toISOString(),
-    end: new Date(start + (k + 1) * 1_800_000).toISOString(),
-    places: 2,
-  }));
-  await act(a.deps, provider, (x) => createViewingSlots(x, published[i]!, slots));
-}
-
-/** Cookies of the signed-in agent. */
-const jar = new Map<string, string>();
-async function get(path: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-  const res = await a.app.request(path, { ...init, headers }, {
-    remoteAddr: { transport: "tcp", hostname: "198.51.100.9", port: 40000 },
-  });
-  for (const c of res.headers.getSetCookie()) {
-    const [pair] = c.split(";");
-    const eq = pair!.indexOf("=");
-    jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
-  }
-  return res;
-}
-await get("/anmelden");
-const signIn = await get("/anmelden", {
-  method: "POST",
-  headers: { "content-type": "application/x-www-form-urlencoded" },
-  body: new URLSearchParams({
-    _csrf: jar.get("immo_csrf") ?? "",
+/** An office with its agent, `LISTINGS` listings, `INQUIRIES` inquiries and 200 viewing slots. */
+async function fillOffice(a: App, db: App["deps"]["db"]) {
+  const office = await ensureOffice(db, "Bench-Büro");
+  const agent = await createPerson(a.auth, db, {
     email: "bench.agent@example.org",
+    name: "Bench",
     password: PASSWORD,
-  }),
-});
-await signIn.body?.cancel();
-if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
-
-const PAGES: Array<[string, string]> = [
-  ["floor /healthz", "/healthz"],
-  ["floor public listing", `/objekte/${published[0]}`],
-  ["/anbieter", "/anbieter"],
-  ["/anbieter/objekte", "/anbieter/objekte"],
-  ["/anbieter/objekte?page=50", "/anbieter/objekte?page=50"],
-  ["/anbieter/objekte?q=…", "/anbieter/objekte?q=berlin"],
-  ["/anbieter/objekte/{id}", `/anbieter/objekte/${published[1]}`],
-  ["/anbieter/anfragen", "/anbieter/anfragen"],
-  ["/anbieter/anfragen?status=open&page=100", "/anbieter/anfragen?status=open&page=100"],
-  ["/anbieter/anfragen/{id}", `/anbieter/anfragen/${lastInquiry}`],
-  ["/anbieter/termine", "/anbieter/termine"],
-  ["/anbieter/vorschlaege", "/anbieter/vorschlaege"],
-];
-
-function pct(xs: number[], p: number): number {
-  const s = xs.toSorted((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
+    role: "provider",
+  });
+  await startMembership(db, agent, office);
+  const rand = prng(22);
+  const rows: NewListing[] = Array.from({ length: LISTINGS }, (_, i) => {
+    const s = sampleListing(i, rand, a.now());
+    const status = STATUSES[i % STATUSES.length]!;
+    return {
+      ...s,
+      beispiel: false,
+      status,
+      published_at: status === "draft" ? null : (s.published_at ?? new Date(a.now())),
+    };
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    ids.push(...await insertListings(db, office, rows.slice(i, i + 500)));
+  }
+  const published = ids.filter((_, i) => STATUSES[i % STATUSES.length] === "published");
+  console.error(`${ids.length} listings; sending ${INQUIRIES} inquiries …`);
+  const lastInquiry = await inquiries(a, published);
+  const provider: Who = {
+    actor: { kind: "provider", userId: agent, officeId: office },
+    origin: { apiKeyId: crypto.randomUUID() },
+  };
+  for (let i = 0; i < 40; i++) {
+    const start = a.now() + (24 + i * 6) * 3_600_000;
+    const slots = [0, 1, 2, 3, 4].map((k) => ({
+      start: new Date(start + k * 1_800_000).toISOString(),
+      end: new Date(start + (k + 1) * 1_800_000).toISOString(),
+      places: 2,
+    }));
+    await act(a.deps, provider, (x) => createViewingSlots(x, published[i]!, slots));
+  }
+  return { published, lastInquiry };
 }
 
-const times = new Map<string, number[]>(PAGES.map(([name]) => [name, []]));
-for (const [, path] of PAGES) for (let i = 0; i < 5; i++) await (await get(path)).body?.cancel(); // warm-up
-for (let i = 0; i < N; i++) {
-  for (const [name, path] of PAGES) {
-    const t = performance.now();
-    const res = await get(path);
-    await res.arrayBuffer();
-    times.get(name)!.push(performance.now() - t);
-    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+/** `INQUIRIES` guest inquiries spread over the published listings; returns the id of the last. */
+async function inquiries(a: App, published: string[]): Promise<string> {
+  const t0 = performance.now();
+  let lastInquiry = "";
+  for (let i = 0; i < INQUIRIES; i++) {
+    const r = await act(a.deps, GUEST, (x) =>
+      sendInquiry(x, {
+        listingId: published[i % published.length]!,
+        inquirer: { seekerId: null, name: `Gast ${i}`, email: `gast${i}@example.org`, phone: null },
+        message: `Ist das Objekt noch frei? (${i})`,
+      }));
+    lastInquiry = r.inquiryId;
+    if (i % 500 === 499) a.advance(3_600_000); // stay inside the per-listing limit of §9
+  }
+  console.error(`inquiries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return lastInquiry;
+}
+
+/** Signs the agent in through the sign-in page; returns a GET through the app with the agent's cookies. */
+async function signedIn(a: App): Promise<(path: string, init?: RequestInit) => Promise<Response>> {
+  const jar = new Map<string, string>();
+  const get = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(init.headers);
+    if (jar.size) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
+    const res = await a.app.request(path, { ...init, headers }, {
+      remoteAddr: { transport: "tcp", hostname: "198.51.100.9", port: 40000 },
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const eq = pair!.indexOf("=");
+      jar.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+    }
+    return res;
+  };
+  await (await get("/anmelden")).body?.cancel();
+  const signIn = await get("/anmelden", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      _csrf: jar.get("immo_csrf") ?? "",
+      email: "bench.agent@example.org",
+      password: PASSWORD,
+    }),
+  });
+  await signIn.body?.cancel();
+  if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
+  return get;
+}
+
+async function main(): Promise<void> {
+  const tdb = await openTestDb();
+  atCleanup(() => tdb.close());
+  const a = await testApp(tdb.db);
+  atCleanup(() => a.close());
+  const { published, lastInquiry } = await fillOffice(a, tdb.db);
+  const get = await signedIn(a);
+  const pages: Array<[string, string]> = [
+    ["floor /healthz", "/healthz"],
+    ["floor public listing", `/objekte/${published[0]}`],
+    ["/anbieter", "/anbieter"],
+    ["/anbieter/objekte", "/anbieter/objekte"],
+    ["/anbieter/objekte?page=50", "/anbieter/objekte?page=50"],
+    ["/anbieter/objekte?q=…", "/anbieter/objekte?q=berlin"],
+    ["/anbieter/objekte/{id}", `/anbieter/objekte/${published[1]}`],
+    ["/anbieter/anfragen", "/anbieter/anfragen"],
+    ["/anbieter/anfragen?status=open&page=100", "/anbieter/anfragen?status=open&page=100"],
+    ["/anbieter/anfragen/{id}", `/anbieter/anfragen/${lastInquiry}`],
+    ["/anbieter/termine", "/anbieter/termine"],
+    ["/anbieter/vorschlaege", "/anbieter/vorschlaege"],
+  ];
+  const times = new Map<string, number[]>(pages.map(([name]) => [name, []]));
+  for (const [, path] of pages) for (let i = 0; i < 5; i++) await (await get(path)).body?.cancel(); // warm-up
+  for (let i = 0; i < N; i++) {
+    for (const [name, path] of pages) {
+      const t = performance.now();
+      const res = await get(path);
+      await res.arrayBuffer();
+      times.get(name)!.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    }
+  }
+  const pct = (xs: number[], p: number) => percentile(ascending(xs), p);
+  const floor = pct(times.get("floor public listing")!, 0.5);
+  console.log(
+    `workspace pages, ${LISTINGS} listings, ${INQUIRIES} inquiries, N=${N}, ${
+      Deno.env.get("DATABASE_URL") ? "Postgres" : "PGlite"
+    }`,
+  );
+  console.log("page | p50 ms | p99 ms | p50 / public listing page p50");
+  for (const [name] of pages) {
+    const xs = times.get(name)!;
+    const p50 = pct(xs, 0.5);
+    console.log(`${name} | ${p50.toFixed(1)} | ${pct(xs, 0.99).toFixed(1)} | ${(p50 / floor).toFixed(2)}`);
   }
 }
 
-const floor = pct(times.get("floor public listing")!, 0.5);
-console.log(
-  `workspace pages, ${LISTINGS} listings, ${INQUIRIES} inquiries, N=${N}, ${
-    Deno.env.get("DATABASE_URL") ? "Postgres" : "PGlite"
-  }`,
-);
-console.log("page | p50 ms | p99 ms | p50 / public listing page p50");
-for (const [name] of PAGES) {
-  const xs = times.get(name)!;
-  const p50 = pct(xs, 0.5);
-  console.log(`${name} | ${p50.toFixed(1)} | ${pct(xs, 0.99).toFixed(1)} | ${(p50 / floor).toFixed(2)}`);
-}
-await a.close();
-await tdb.close();
+if (import.meta.main) await runBenchmark(main);

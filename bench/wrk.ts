@@ -1,6 +1,11 @@
-/** Running wrk (Debian package `wrk`) with `catalogue.lua` and reading its `--latency` report. */
+/**
+ * Running wrk (Debian package `wrk`) with one of the benchmarks' Lua scripts, reading its `--latency` report, and
+ * a measured run: a warm-up, then the run with the CPU of the target, wrk and Postgres sampled.
+ */
+import { type CpuUse, loadMeter, metered } from "./cpu.ts";
 import { aptInstall, isRoot } from "./pg_cluster.ts";
 import { onPath, run } from "./processes.ts";
+import type { RunFigures } from "./stats.ts";
 
 /** Figures of one wrk run. */
 export interface WrkResult {
@@ -24,21 +29,25 @@ export interface WrkResult {
 export interface WrkOptions {
   /** Base URL, e.g. http://127.0.0.1:8000. */
   url: string;
-  /** File with one path per line. */
-  pathsFile: string;
+  /** Path of the Lua script. */
+  script: string;
+  /** The script's arguments (after `--`). */
+  args: string[];
   /** Seconds to run. */
   seconds: number;
   /** Open connections. */
   connections: number;
   /** wrk threads. */
   threads: number;
-  /** Size of the X-Forwarded-For address pool. */
-  pool: number;
   /** Called with wrk's process id once it runs. */
   onSpawn?: (pid: number) => void;
 }
 
-const LUA = new URL("./catalogue.lua", import.meta.url).pathname;
+/**
+ * The script that sends every request from a random X-Forwarded-For address of a pool: its arguments are a file
+ * of paths to GET, the pool size, and optionally a path to POST the lines of the file to (as JSON bodies).
+ */
+export const ADDRESS_POOL_LUA = new URL("./address_pool.lua", import.meta.url).pathname;
 
 /** Makes sure `wrk` is on the PATH: as root `apt-get update && apt-get install -y wrk` when it is missing. */
 export async function ensureWrk(say: (line: string) => void = () => {}): Promise<void> {
@@ -51,7 +60,7 @@ export async function ensureWrk(say: (line: string) => void = () => {}): Promise
   if (!await onPath("wrk")) throw new Error("apt-get install wrk did not provide wrk");
 }
 
-/** Runs wrk once with the catalogue script and returns its parsed report. */
+/** Runs wrk once (5 s timeout per request) and returns its parsed report. */
 export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   const raw = await run("wrk", [
     `-t${o.threads}`,
@@ -61,13 +70,42 @@ export async function runWrk(o: WrkOptions): Promise<WrkResult> {
     "5s",
     "--latency",
     "-s",
-    LUA,
+    o.script,
     o.url,
     "--",
-    o.pathsFile,
-    String(o.pool),
+    ...o.args,
   ], o.onSpawn ? { onSpawn: o.onSpawn } : {});
   return parseWrk(raw);
+}
+
+/** Options of {@linkcode measureWrk}. */
+export interface MeasureOptions extends Omit<WrkOptions, "onSpawn"> {
+  /** Seconds of an unmeasured run first (0: none). */
+  warmup: number;
+  /** Process id of the process under load. */
+  targetPid: number;
+  /** Data folder of the throwaway cluster whose CPU counts as `postgres` (undefined: not measured). */
+  pgDataDir: string | undefined;
+}
+
+/** A warm-up run, then a measured run with the CPU of the target (`target`), wrk (`loader`) and `postgres`. */
+export async function measureWrk(o: MeasureOptions): Promise<{ result: WrkResult; cpu: CpuUse }> {
+  if (o.warmup > 0) await runWrk({ ...o, seconds: o.warmup });
+  let wrkPid = 0;
+  const meter = loadMeter(o.pgDataDir, () => [o.targetPid], () => (wrkPid ? [wrkPid] : []));
+  const { value, cpu } = await metered(meter, () => runWrk({ ...o, onSpawn: (pid) => (wrkPid = pid) }));
+  return { result: value, cpu };
+}
+
+/** The printed figures of a wrk run; failed requests are the non-2xx answers and the socket errors. */
+export function wrkFigures(r: WrkResult): RunFigures {
+  return {
+    requests: r.requests,
+    rps: r.rps,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+    errors: r.non2xx + r.socketErrors,
+  };
 }
 
 /** A wrk duration such as `850.12us`, `1.23ms`, `1.02s` or `1.50m`, in milliseconds. */

@@ -19,12 +19,22 @@
  */
 import plzPlaces from "../valuation/data/plz_places.json" with { type: "json" };
 import type { BrwZoneInput } from "../db/brw_zones.ts";
-import { bboxOf, type Position, type Ring, type ZoneGeometry } from "../valuation/geometry.ts";
+import type { ZoneGeometry } from "../valuation/geometry.ts";
 import { resolvePlace } from "../valuation/places.ts";
 import { NON_RELEASING_STATES, STATE_CODES, type StateCode } from "../valuation/states.ts";
+import {
+  BUILT_USES,
+  type Muni,
+  type Municipality,
+  OVERLAY_USES,
+  pickWeighted,
+  useClassOf,
+  zoneInput,
+} from "./zone_attributes.ts";
 
-/** Bounding box of Germany (degrees) that the lattice spans. */
-export const AREA = { lat0: 47.2, lat1: 55.1, lng0: 5.8, lng1: 15.1 } as const;
+import { AREA, blockRing, hash3, holeRing, roundRing } from "./zone_rings.ts";
+
+export type { Municipality } from "./zone_attributes.ts";
 
 /** The states whose zones are generated, in a fixed order. */
 export const RELEASING_STATES: readonly StateCode[] = STATE_CODES.filter((s) => !NON_RELEASING_STATES.has(s));
@@ -34,18 +44,6 @@ const LNG_PER_LAT = 1 / Math.cos(51.2 * Math.PI / 180);
 
 const NONE = 0, SINGLE = 1, HOLE = 2, HOLE_FILLED = 3, BLOCK = 4, MULTI = 5, ABSORBED = 6;
 const P_BLOCK = 0.1, P_MULTI = 0.04, P_HOLE = 0.08, P_FILL = 0.5;
-
-/** A 32-bit integer hash of three integers, as a number in [0, 1). */
-export function hash3(a: number, b: number, salt: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul((b + 0x7f4a7c15) | 0, 0xc2b2ae35) ^
-    Math.imul(salt + 0x165667b1, 0x27d4eb2f);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d);
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
-}
 
 /** A seeded generator of numbers in [0, 1) (mulberry32). */
 export function rng(seed: number): () => number {
@@ -57,8 +55,6 @@ export function rng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const r8 = (v: number) => Math.round(v * 1e8) / 1e8;
 
 /** The state of a point when it is one of the releasing states, else undefined. */
 export function releasingStateAt(lat: number, lng: number): StateCode | undefined {
@@ -283,187 +279,6 @@ export function planZones(total: number, overlayShare = 0.04): ZonePlan {
     counts.overlays = overlays;
     return { total, rows, cols, dx, dy, cellState, kind, perState, counts };
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Geometry of the lattice
-
-function nodeX(p: ZonePlan, i: number, j: number): number {
-  return AREA.lng0 + (j + (hash3(i, j, 1) - 0.5) * 0.24) * p.dx;
-}
-
-function nodeY(p: ZonePlan, i: number, j: number): number {
-  return AREA.lat0 + (i + (hash3(i, j, 2) - 0.5) * 0.24) * p.dy;
-}
-
-function node(p: ZonePlan, i: number, j: number): Position {
-  return [r8(nodeX(p, i, j)), r8(nodeY(p, i, j))];
-}
-
-/** Intermediate points of the edge from node (i, j) to node (i, j + 1) (horizontal) or (i + 1, j) (vertical). */
-function edge(p: ZonePlan, i: number, j: number, horizontal: boolean): Position[] {
-  const salt = horizontal ? 3 : 4;
-  const k = 1 + Math.floor(hash3(i, j, salt) * 6);
-  const [x0, y0] = [nodeX(p, i, j), nodeY(p, i, j)];
-  const [x1, y1] = horizontal
-    ? [nodeX(p, i, j + 1), nodeY(p, i, j + 1)]
-    : [nodeX(p, i + 1, j), nodeY(p, i + 1, j)];
-  const out: Position[] = [];
-  for (let m = 1; m <= k; m++) {
-    const t = m / (k + 1);
-    const off = (hash3(i * 8 + m, j, salt + 10) - 0.5) * 0.16 * Math.sin(Math.PI * t);
-    const x = x0 + t * (x1 - x0) + (horizontal ? 0 : off * p.dx);
-    const y = y0 + t * (y1 - y0) + (horizontal ? off * p.dy : 0);
-    out.push([r8(x), r8(y)]);
-  }
-  return out;
-}
-
-/** The counter-clockwise outer ring of the rectangle of cells from (r0, c0), `h` rows by `w` columns. */
-function blockRing(p: ZonePlan, r0: number, c0: number, h: number, w: number): Ring {
-  const ring: Ring = [];
-  for (let j = c0; j < c0 + w; j++) ring.push(node(p, r0, j), ...edge(p, r0, j, true));
-  for (let i = r0; i < r0 + h; i++) ring.push(node(p, i, c0 + w), ...edge(p, i, c0 + w, false));
-  for (let j = c0 + w; j > c0; j--) ring.push(node(p, r0 + h, j), ...edge(p, r0 + h, j - 1, true).reverse());
-  for (let i = r0 + h; i > r0; i--) ring.push(node(p, i, c0), ...edge(p, i - 1, c0, false).reverse());
-  ring.push(ring[0]!);
-  return ring;
-}
-
-/** A counter-clockwise hole-sized ring in the middle of cell (r, c). */
-function holeRing(p: ZonePlan, r: number, c: number): Ring {
-  const cx = AREA.lng0 + (c + 0.5) * p.dx, cy = AREA.lat0 + (r + 0.5) * p.dy;
-  const hx = (0.08 + 0.1 * hash3(r, c, 40)) * p.dx, hy = (0.08 + 0.1 * hash3(r, c, 41)) * p.dy;
-  const n = 4 + Math.floor(hash3(r, c, 42) * 5);
-  const ring: Ring = [];
-  for (let m = 0; m < n; m++) {
-    const a = 2 * Math.PI * m / n;
-    const f = 0.8 + 0.2 * hash3(r * 8 + m, c, 43);
-    ring.push([r8(cx + hx * f * Math.cos(a)), r8(cy + hy * f * Math.sin(a))]);
-  }
-  ring.push(ring[0]!);
-  return ring;
-}
-
-/** A counter-clockwise irregular round ring. */
-function roundRing(cx: number, cy: number, rx: number, ry: number, n: number, rand: () => number): Ring {
-  const ring: Ring = [];
-  for (let m = 0; m < n; m++) {
-    const a = 2 * Math.PI * m / n;
-    const f = 0.8 + 0.4 * rand();
-    ring.push([r8(cx + rx * f * Math.cos(a)), r8(cy + ry * f * Math.sin(a))]);
-  }
-  ring.push(ring[0]!);
-  return ring;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Attributes
-
-/** A municipality of the synthetic data: its name, state, key and number of zones. */
-export interface Municipality {
-  name: string;
-  state: StateCode;
-  key: string;
-  zones: number;
-}
-
-interface Muni extends Municipality {
-  /** Residential land value level in euro per m². */
-  level: number;
-}
-
-const BUILT_USES: ReadonlyArray<readonly [string, number]> = [
-  ["W", 0.5],
-  ["WA", 0.12],
-  ["WR", 0.03],
-  ["MI", 0.1],
-  ["MD", 0.05],
-  ["MK", 0.02],
-  ["GE", 0.1],
-  ["GI", 0.02],
-  ["SO", 0.06],
-];
-
-function pickWeighted(table: ReadonlyArray<readonly [string, number]>, h: number): string {
-  let acc = 0;
-  for (const [v, w] of table) if (h < (acc += w)) return v;
-  return table[table.length - 1]![0];
-}
-
-function useClassOf(use: string): "res" | "mixed" | "com" | "other" {
-  if (use.startsWith("W")) return "res";
-  if (use.startsWith("M")) return "mixed";
-  if (use.startsWith("G")) return "com";
-  return "other";
-}
-
-const OVERLAY_USES: Record<"res" | "mixed" | "com" | "other", readonly string[]> = {
-  res: ["GE", "MI", "SO", "MK", "GE"],
-  mixed: ["W", "GE", "SO", "WA"],
-  com: ["W", "MI", "SO"],
-  other: ["W", "WA", "GE", "SO", "MD", "W"],
-};
-
-const ZONE_WORDS = [
-  "Ortslage",
-  "Nord",
-  "Süd",
-  "Ost",
-  "West",
-  "Mitte",
-  "Siedlung",
-  "Am Anger",
-  "Feldmark",
-  "Altort",
-];
-
-function zoneInput(
-  g: ZoneGeometry,
-  use: string,
-  muni: Muni,
-  seq: number,
-  rand: () => number,
-  entw?: string,
-): BrwZoneInput {
-  const b = bboxOf(g);
-  const cls = useClassOf(use);
-  const land = use === "LW" || use === "F";
-  const dev = entw ?? (land ? "LF" : rand() < 0.92 ? "B" : rand() < 0.5 ? "E" : "R");
-  let brw: number;
-  if (use === "LW") brw = 0.6 + 5.4 * rand();
-  else if (use === "F") brw = 0.2 + 1.3 * rand();
-  else {
-    const f = cls === "res"
-      ? 0.6 + 0.9 * rand()
-      : cls === "mixed"
-      ? (use === "MK" ? 1.2 + 1.3 * rand() : 0.8 + 0.5 * rand())
-      : cls === "com"
-      ? 0.25 + 0.25 * rand()
-      : 0.3 + 0.5 * rand();
-    brw = Math.max(3, muni.level * f);
-    if (dev === "E") brw *= 0.3 + 0.2 * rand();
-    if (dev === "R") brw *= 0.5 + 0.2 * rand();
-  }
-  const built = !land && cls !== "other";
-  const gfzDraw = rand();
-  muni.zones++;
-  return {
-    brw: brw < 10 ? Math.round(brw * 100) / 100 : Math.round(brw),
-    gfz: built && gfzDraw < 0.3 ? Math.round((0.3 + 2.2 * rand()) * 10) / 10 : null,
-    wgfz: built && gfzDraw >= 0.3 && gfzDraw < 0.55 ? Math.round((0.4 + 1.6 * rand()) * 10) / 10 : null,
-    nutzung: use,
-    entwicklung: dev,
-    zone_name: rand() < 0.35 ? null : `${muni.name} ${ZONE_WORDS[Math.floor(rand() * ZONE_WORDS.length)]}`,
-    zone_number: String(seq),
-    municipality_name: muni.name,
-    municipality_key: muni.key,
-    geometry: g,
-    min_lat: b.minY,
-    max_lat: b.maxY,
-    min_lng: b.minX,
-    max_lng: b.maxX,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
