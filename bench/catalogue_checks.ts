@@ -139,8 +139,8 @@ export async function measureWrites(
       const mine = ids.filter((_, i) => i % writers === w);
       for (let i = 0; performance.now() < end; i++) {
         const id = mine[i % mine.length]!;
-        await time(lat.withdraw, () => setListingStatus(db, id, "withdrawn"));
-        await time(lat.publish, () => setListingStatus(db, id, "published"));
+        await time(lat.withdraw, () => setListingStatus(db.kysely, id, "withdrawn", new Date()));
+        await time(lat.publish, () => setListingStatus(db.kysely, id, "published", new Date()));
         await time(
           lat.touch,
           () =>

@@ -9,7 +9,7 @@
  * provider tool `import_openimmo`.
  */
 import { z } from "zod";
-import type { ListingColumns } from "../db/listings.ts";
+import { type ListingColumns, setListingStatus } from "../db/listings.ts";
 import {
   findByExternalNumber,
   type ImportedRow,
@@ -18,7 +18,6 @@ import {
   referenceTaken,
   updateImported,
 } from "../db/openimmo.ts";
-import { setStockStatus } from "../db/stock.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
 import { importPhotos } from "./openimmo_photos.ts";
 import { type ReadyPhoto, replacePhotos } from "../photos/photos.ts";
@@ -220,7 +219,7 @@ async function update(
   const publish = row.status === "draft" && publishable(number, fields, s, opts);
   const same = sameColumns(row, fields);
   if (!same) await updateImported(a.tx, row.id, fields, a.now);
-  if (publish) await setStockStatus(a.tx, row.id, "published", a.now);
+  if (publish) await setListingStatus(a.tx, row.id, "published", a.now);
   const result = same && !publish ? "unchanged" : "updated";
   s[result]++;
   s.listings.push({

@@ -19,12 +19,12 @@ import {
   findStockTitles,
   insertStockRow,
   listStockRows,
-  setStockStatus,
   type StockColumns,
   type StockRow,
   type StockStatus,
   updateStockRow,
 } from "../db/stock.ts";
+import { setListingStatus } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { actingOffice, type Action } from "../deps.ts";
 import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
@@ -222,7 +222,7 @@ export async function publishStock(a: Action, id: string): Promise<StockListing>
   return await lockedListing(a, id, async (row) => {
     if (row.status === "published") return row;
     requireComplete(row);
-    await setStockStatus(a.tx, row.id, "published", a.now);
+    await setListingStatus(a.tx, row.id, "published", a.now);
     return (await findStockRow(a.tx, actingOffice(a), row.id))!;
   });
 }
@@ -279,7 +279,7 @@ export async function makeUnavailable(
   listingId: string,
   status: "withdrawn" | "reserved",
 ): Promise<string[]> {
-  await setStockStatus(a.tx, listingId, status, a.now);
+  await setListingStatus(a.tx, listingId, status, a.now);
   return await a.deps.reactions.react(a, { kind: "listing_unavailable", listingId, why: status });
 }
 

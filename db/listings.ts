@@ -1,7 +1,7 @@
 /** SQL of the listings aggregate. Public reads select only the columns of docs/contract.md §2.1 and never join contacts. */
 import { CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Db } from "./connection.ts";
-import type { Database, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
+import type { Database, ListingsTable, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
 
 /** A listing as the public sees it: the fields of docs/contract.md §2.1 (the zod schema of catalogue/listing.ts describes it). */
 export interface Listing {
@@ -255,17 +255,21 @@ export async function insertListings(db: Db, officeId: string, rows: NewListing[
   });
 }
 
-/** Sets a listing's status (and its publication time when it is published for the first time). */
+/**
+ * Sets a listing's status at `now` (and its publication time when it is published for the first time); whether
+ * such a listing exists. The one status write: the office's listing rules and the OpenImmo import call it.
+ */
 export async function setListingStatus(
-  db: Db,
+  q: Kysely<Database>,
   id: string,
-  status: "draft" | "published" | "withdrawn",
+  status: ListingsTable["status"],
+  now: Date,
 ): Promise<boolean> {
-  const res = await db.kysely.updateTable("listings")
+  const res = await q.updateTable("listings")
     .set({
-      status,
-      updated_at: new Date(),
-      ...(status === "published" ? { published_at: sql<string>`coalesce(published_at, now())` } : {}),
+      status: sql<ListingsTable["status"]>`${status}`,
+      updated_at: now,
+      ...(status === "published" ? { published_at: sql<Date>`coalesce(published_at, ${now})` } : {}),
     })
     .where("id", "=", id).executeTakeFirst();
   return res.numUpdatedRows > 0n;

@@ -210,25 +210,6 @@ export async function updateStockRow(
   }
 }
 
-/**
- * Sets the status of `id` and `updated_at`; publishing keeps the time of the first publication (`published_at`
- * is only set when it is still empty).
- */
-export async function setStockStatus(
-  q: Kysely<Database>,
-  id: string,
-  status: StockStatus,
-  now: Date,
-): Promise<void> {
-  await q.updateTable("listings")
-    .set({
-      status: sql<Database["listings"]["status"]>`${status}`,
-      updated_at: now,
-      ...(status === "published" ? { published_at: sql<Date>`coalesce(published_at, ${now})` } : {}),
-    })
-    .where("id", "=", id).execute();
-}
-
 /** Runs `write`; a clash with another listing's reference of the same office becomes `conflict`. */
 async function uniqueReference<T>(write: () => Promise<T>): Promise<T> {
   try {

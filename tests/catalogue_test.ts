@@ -199,7 +199,7 @@ Deno.test("only published listings appear; withdrawing one makes it 404 at once"
   }
   const target = all.find((r) => r.status === "published" && r.city === "Berlin")!;
   assert.equal((await getJson(app, `/api/public/properties/${target.id}`)).status, 200);
-  await setListingStatus(tdb.db, target.id, "withdrawn");
+  await setListingStatus(tdb.db.kysely, target.id, "withdrawn", new Date());
   const gone = await getJson(app, `/api/public/properties/${target.id}`);
   assert.deepEqual([gone.status, gone.body], [404, { error: "not_found" }]);
   target.status = "withdrawn";
@@ -279,9 +279,9 @@ Deno.test("the unfiltered total stays exact through inserts, status changes and 
     edge({ published_at: tie }),
   ]);
   assert.equal(await total(), await exact());
-  await setListingStatus(tdb.db, draft!, "published");
-  await setListingStatus(tdb.db, live!, "withdrawn");
-  await setListingStatus(tdb.db, live!, "withdrawn");
+  await setListingStatus(tdb.db.kysely, draft!, "published", new Date());
+  await setListingStatus(tdb.db.kysely, live!, "withdrawn", new Date());
+  await setListingStatus(tdb.db.kysely, live!, "withdrawn", new Date());
   assert.equal(await total(), await exact());
   await tdb.db.kysely.updateTable("listings").set({ title: "umbenannt" }).where("status", "=", "published")
     .execute();

@@ -290,7 +290,7 @@ Deno.test("saved searches through MCP in every client kind", async (t) => {
           });
 
           await t.step("matches that are no longer published are left out", async () => {
-            assert.ok(await setListingStatus(db, cheap, "withdrawn"));
+            assert.ok(await setListingStatus(db.kysely, cheap, "withdrawn", new Date()));
             const res = await ok(client, "get_saved_search_matches", { saved_search_id: a });
             assert.equal(res.structuredContent.total, 2);
             assert.ok(!res.structuredContent.items.some((l: { id: string }) => l.id === cheap));

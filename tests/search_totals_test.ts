@@ -134,14 +134,14 @@ async function randomChange(): Promise<void> {
       updated_at: new Date(),
     }).where("id", "=", id).execute();
   } else if (k < 0.6) {
-    await setListingStatus(db, id, "published");
+    await setListingStatus(db.kysely, id, "published", new Date());
   } else if (k < 0.7) {
     await sql`update listings set status = 'reserved' where id = ${id} and status = 'published'`.execute(
       db.kysely,
     )
-      .catch(() => setListingStatus(db, id, "withdrawn")); // databases without the reserved status
+      .catch(() => setListingStatus(db.kysely, id, "withdrawn", new Date())); // databases without the reserved status
   } else if (k < 0.8) {
-    await setListingStatus(db, id, "withdrawn");
+    await setListingStatus(db.kysely, id, "withdrawn", new Date());
   } else if (k < 0.87) {
     await db.kysely.deleteFrom("listings").where("id", "=", id).execute();
   } else if (k < 0.94) {
