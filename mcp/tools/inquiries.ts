@@ -200,7 +200,8 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const r = await listOfficeInquiries(deps, officeOf(principal), args);
-    const data = { ...r, page: args.page, page_size: args.page_size };
+    // The tool's items are its schema's fields (the workspace's list has more).
+    const data = listSchema.parse({ ...r, page: args.page, page_size: args.page_size });
     return { data, text: listText(data) };
   });
 
@@ -215,7 +216,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     output: threadSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
-    const t = await getOfficeInquiry(deps, officeOf(principal), args.inquiry_id);
+    const t = threadSchema.parse(await getOfficeInquiry(deps, officeOf(principal), args.inquiry_id));
     return { data: t, text: threadText(t, true) };
   });
 
