@@ -1,10 +1,11 @@
 /**
  * What every page of the agent's workspace (`/anbieter`) shares: its German/English texts, the membership check
  * run on every request (one and the same 404 for seekers, members of another office, unknown and malformed ids),
- * the page frame with the workspace navigation, the CSRF-checked form, how domain errors become pages, and Berlin
- * times. The pages are thin adapters: every rule lives in the domain modules the MCP tools call.
+ * the page frame with the workspace navigation, the CSRF-checked form, and how domain errors become pages (their
+ * reasons in words: `error_texts.ts`). The pages are thin adapters: every rule lives in the domain modules the MCP tools call.
  */
 import { PAGE_MAX } from "../catalogue/listing.ts";
+import { decimal } from "../catalogue/german.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Child } from "hono/jsx";
 import { LOGIN_PAGE } from "../auth/auth_settings.ts";
@@ -12,6 +13,7 @@ import type { Action, Actor } from "../deps.ts";
 import { personAccess } from "../db/accounts.ts";
 import { WORKSPACE_PAGE, workspaceOffice } from "../auth/account_home.ts";
 import { AppError, type ErrorFacts, type ErrorReason } from "../errors.ts";
+import { reasonText } from "./error_texts.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
@@ -53,10 +55,13 @@ const TEXTS = {
   cancelled: ["abgesagt", "cancelled"],
   status: ["Status", "Status"],
   listing: ["Objekt", "Listing"],
-  source: ["Quelle", "Source"],
-  service: ["Dienst", "service"],
+  source: ["Eingang über", "Came via"],
+  website: ["Website", "website"],
+  app: ["App", "app"],
+  api_key: ["App (API-Schlüssel)", "app (API key)"],
   portal: ["Portal", "portal"],
   email: ["E-Mail", "e-mail"],
+  inquirer: ["Anfrage von", "Inquiry from"],
   received: ["Eingang", "Received"],
   lastActivity: ["Letzte Nachricht", "Last message"],
   messages: ["Nachrichten", "Messages"],
@@ -144,6 +149,40 @@ const TEXTS = {
   bookedBy: ["Gebucht von", "Booked by"],
   move: ["Verlegen", "Move"],
   cancel: ["Absagen", "Cancel"],
+  moveMore: ["Verlegen …", "Move …"],
+  cancelMore: ["Absagen …", "Cancel …"],
+  cancelConfirm: [
+    "Termin wirklich absagen? Wer gebucht hat, wird benachrichtigt.",
+    "Really cancel this slot? Everyone who booked it is told.",
+  ],
+  yesCancel: ["Ja, Termin absagen", "Yes, cancel the slot"],
+  withdrawMore: ["Zurückziehen …", "Withdraw …"],
+  withdrawConfirm: [
+    "Objekt wirklich zurückziehen? Es verschwindet sofort aus der Suche; für laufende Anfragen bereitet der " +
+    "Assistent Absagen vor. Ihre Änderungen im Formular werden dabei gespeichert.",
+    "Really withdraw the listing? It leaves the search at once; the assistant drafts rejections for open " +
+    "inquiries. Your changes in the form are saved with it.",
+  ],
+  yesWithdraw: ["Ja, speichern und zurückziehen", "Yes, save and withdraw"],
+  savePublish: ["Speichern und veröffentlichen", "Save and publish"],
+  saveReserve: ["Speichern und reservieren", "Save and reserve"],
+  rejectMore: ["Ablehnen …", "Reject …"],
+  rejectConfirm: [
+    "Anfrage wirklich ablehnen? Die anfragende Person erhält die Absage, danach sind keine Nachrichten mehr möglich.",
+    "Really reject the inquiry? The inquirer receives the rejection; no further messages are possible.",
+  ],
+  yesReject: ["Ja, Anfrage ablehnen", "Yes, reject the inquiry"],
+  discardMore: ["Verwerfen …", "Discard …"],
+  discardConfirm: [
+    "Vorschlag wirklich verwerfen? Es wird nichts gesendet.",
+    "Really discard it? Nothing is sent.",
+  ],
+  yesDiscard: ["Ja, verwerfen", "Yes, discard"],
+  draftCloses: [
+    "Antworten oder lehnen Sie selbst ab, wird der offene Entwurf des Assistenten verworfen – er kann dann nicht " +
+    "zusätzlich gesendet werden.",
+    "If you reply or reject yourself, the assistant's open draft is discarded and can no longer be sent as well.",
+  ],
   chooseListing: [
     "Termine legen Sie bei einem Objekt an: Objekt öffnen und „Termine“ wählen.",
     "Create slots from a listing: open it and choose “Viewings”.",
@@ -151,6 +190,16 @@ const TEXTS = {
   documents: ["Dokumente", "Documents"],
   upload: ["Hochladen", "Upload"],
   file: ["Datei (PDF)", "File (PDF)"],
+  openimmoFile: ["OpenImmo-Datei (XML oder ZIP)", "OpenImmo file (XML or ZIP)"],
+  not_pdf: ["Das ist keine PDF-Datei.", "This is not a PDF file."],
+  encrypted: ["Die PDF-Datei ist verschlüsselt.", "The PDF file is encrypted."],
+  empty: ["Die Datei ist leer.", "The file is empty."],
+  no_text: [
+    "Die Datei enthält keinen Text (z. B. nur Bilder).",
+    "The file holds no text (e.g. only images).",
+  ],
+  unreadable: ["Die Datei lässt sich nicht lesen.", "The file cannot be read."],
+  price: ["Preis", "Price"],
   sorte: ["Art", "Kind"],
   brochure: ["Exposé", "brochure"],
   energy_certificate: ["Energieausweis", "energy certificate"],
@@ -198,7 +247,6 @@ const TEXTS = {
   datei: ["Datei", "File"],
 } as const;
 
-/** A text key of the workspace. */
 /** A key of the workspace texts. */
 export type WsKey = keyof typeof TEXTS;
 
@@ -279,6 +327,9 @@ input[aria-invalid=true],select[aria-invalid=true],textarea[aria-invalid=true]{b
 .stats a{display:block;border:1px solid #ddd;padding:.5rem}.stats b{display:block;font-size:1.4rem}
 fieldset{border:1px solid #ddd;margin:1rem 0;min-width:0}
 .actions form{display:inline-block}
+.row-actions{display:flex;flex-wrap:wrap;gap:.25rem 1rem}.row-actions summary,details.confirm>summary{cursor:pointer;color:#1a4f8b;white-space:nowrap}
+details.confirm[open]{border:1px solid #c53030;padding:.25rem .75rem .75rem;background:#fffafa}
+.when{white-space:nowrap}.first-line{color:#444;font-size:.95rem}.slots td{padding:.3rem .4rem}
 @media (max-width:40rem){.scroll table,.scroll tbody,.scroll tr,.scroll td{display:block}.scroll thead{display:none}
 .scroll tr{border-bottom:1px solid #ddd;padding:.25rem 0}.scroll td{border:0;padding:.1rem 0}}
 `;
@@ -319,9 +370,11 @@ export function WsPage(p: WsPageProps) {
   );
 }
 
-/** A problem with a form, shown above it: the fields named (and marked) or a state conflict. */
+/** A problem with a form, shown above it: the fields named (and marked), why where known, or a state conflict. */
 export interface FormProblem {
   fields: string[];
+  /** Why a field was refused, by field. */
+  reasons?: Record<string, ErrorReason> | undefined;
   /** The facts of a `conflict` refusal (its reason is shown in the page's language). */
   conflict?: ErrorFacts | undefined;
 }
@@ -346,7 +399,11 @@ export async function attempt<T>(
       return await again({ fields: e.facts.field ? [formField(e.facts.field)] : [], conflict: e.facts });
     }
     if (e.code === "invalid_request" || e.code === "payload_too_large") {
-      return await again({ fields: [formField(e.facts.field ?? "form")] });
+      const field = formField(e.facts.field ?? "form");
+      return await again({
+        fields: [field],
+        reasons: e.facts.reason ? { [field]: e.facts.reason } : undefined,
+      });
     }
     throw e;
   }
@@ -368,50 +425,31 @@ function formField(path: string): string {
   return path.split(".").filter((s) => !/^[0-9]+$/.test(s)).at(-1) || "form";
 }
 
-/** The German and English text of each conflict reason a workspace form can meet. */
-const CONFLICT_TEXTS: Partial<Record<ErrorReason, readonly [string, string]>> = {
-  missing_for_publication: ["Für die Veröffentlichung fehlen:", "Missing for publication:"],
-  reserve_needs_published: [
-    "Nur ein veröffentlichtes Objekt kann reserviert werden.",
-    "Only a published listing can be reserved.",
-  ],
-  listing_unavailable: ["Das Objekt ist nicht verfügbar:", "The listing is not available:"],
-  slot_cancelled: ["Der Termin ist abgesagt.", "The slot is cancelled."],
-  proposal_decided: ["Der Vorschlag ist schon erledigt.", "The proposal has already been decided."],
-  reference_taken: [
-    "Diese Referenz hat schon ein anderes Objekt Ihres Büros.",
-    "Another listing of your office has this reference.",
-  ],
-  inquiry_closed: ["Die Anfrage ist abgelehnt oder geschlossen.", "The inquiry is rejected or closed."],
-  slot_begun: ["Der Termin hat schon begonnen.", "The slot has already begun."],
-  slot_full: ["Der Termin ist ausgebucht.", "The slot is fully booked."],
-  too_many: ["Die Höchstzahl ist erreicht.", "The limit is reached."],
-};
-
-/** The reason of a `conflict` in the page's language, with the fields or statuses it names translated. */
-function conflictText(l: Lang, facts: ErrorFacts): string {
-  const text = facts.reason && CONFLICT_TEXTS[facts.reason];
-  if (!text) return w(l, "conflictUnknown");
-  const named = (facts.names ?? []).map((n) => wordOf(l, n)).join(", ");
-  return named ? `${text[l === "en" ? 1 : 0]} ${named}.` : text[l === "en" ? 1 : 0];
-}
-
 /** The problem box above a form: the conflict's reason and the named fields as links to them. */
 export function Problem(p: { l: Lang; problem?: FormProblem | undefined }) {
   const { l, problem } = p;
   if (!problem) return null;
   return (
     <div class="error" role="alert">
-      {problem.conflict !== undefined && <p>{w(l, "conflict")} {conflictText(l, problem.conflict)}</p>}
+      {problem.conflict !== undefined && (
+        <p>
+          {w(l, "conflict")} {reasonText(l, problem.conflict, (n) => wordOf(l, n)) ?? w(l, "conflictUnknown")}
+        </p>
+      )}
       {problem.fields.length > 0 && (
         <>
           <p>{w(l, "formErrors")}</p>
           <ul>
-            {problem.fields.map((f) => (
-              <li>
-                <a href={`#${f}`}>{wordOf(l, f)}</a>
-              </li>
-            ))}
+            {problem.fields.map((f) => {
+              const why = problem.reasons?.[f];
+              const text = why && reasonText(l, { reason: why }, (n) => wordOf(l, n));
+              return (
+                <li data-field={f} data-reason={why}>
+                  <a href={`#${f}`}>{wordOf(l, f)}</a>
+                  {text && `: ${text}`}
+                </li>
+              );
+            })}
           </ul>
         </>
       )}
@@ -441,7 +479,8 @@ export function Pager(
     <nav class="pager" aria-label={w(p.l, "page")}>
       {p.page > 1 && <a rel="prev" href={href(Math.min(p.page - 1, last))}>{w(p.l, "previous")}</a>}
       <span>
-        {w(p.l, "page")} {Math.min(p.page, last)} {w(p.l, "of")} {last} ({p.total})
+        {w(p.l, "page")} {decimal(Math.min(p.page, last), p.l)} {w(p.l, "of")} {decimal(last, p.l)}{" "}
+        ({decimal(p.total, p.l)})
       </span>
       {p.page < last && <a rel="next" href={href(p.page + 1)}>{w(p.l, "next")}</a>}
     </nav>
@@ -451,37 +490,4 @@ export function Pager(
 /** One `<option>` of a select (a component, so a list of them can carry `key` without rendering it). */
 export function Opt(p: { value: string; label: string; selected?: boolean }) {
   return <option value={p.value} selected={p.selected}>{p.label}</option>;
-}
-
-/** The UTC offset of Berlin at the UTC instant `ms`, as "+01:00" or "+02:00". */
-function berlinOffset(ms: number): string {
-  const name = new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Berlin", timeZoneName: "longOffset" })
-    .formatToParts(new Date(ms)).find((x) => x.type === "timeZoneName")?.value ?? "GMT+01:00";
-  return name === "GMT" ? "+00:00" : name.slice(3);
-}
-
-/**
- * The ISO 8601 timestamp (with Berlin's offset) of a Berlin wall-clock `date` (YYYY-MM-DD) and `time` (HH:MM),
- * plus `addMinutes`; undefined when either is malformed.
- */
-export function berlinIso(date: string, time: string, addMinutes = 0): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^\d{2}:\d{2}$/.test(time)) return undefined;
-  const asUtc = Date.parse(`${date}T${time}:00Z`);
-  if (Number.isNaN(asUtc)) return undefined;
-  const guess = asUtc - offsetMs(berlinOffset(asUtc));
-  const at = asUtc - offsetMs(berlinOffset(guess)) + addMinutes * 60_000;
-  return `${new Date(at + offsetMs(berlinOffset(at))).toISOString().slice(0, 19)}${berlinOffset(at)}`;
-}
-
-function offsetMs(offset: string): number {
-  const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset);
-  if (!m) return 0;
-  return (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
-}
-
-/** The Berlin wall-clock date (YYYY-MM-DD) and time (HH:MM) of the ISO instant `iso`. */
-export function berlinParts(iso: string): { date: string; time: string } {
-  const ms = Date.parse(iso);
-  const local = new Date(ms + offsetMs(berlinOffset(ms))).toISOString();
-  return { date: local.slice(0, 10), time: local.slice(11, 16) };
 }
