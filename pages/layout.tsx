@@ -14,7 +14,7 @@ const STYLE = `
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:0 auto 2rem;padding:0 1rem;color:#1b1b1b;line-height:1.5;overflow-wrap:break-word}
 header.site{display:flex;gap:.75rem;align-items:center;flex-wrap:nowrap;border-bottom:1px solid #ccc;padding:.75rem 0 .5rem;margin-bottom:1.5rem;position:relative}
 header.site .brand{font-weight:700;margin-right:auto;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0;color:inherit;text-decoration:none}
-header.site a{white-space:nowrap}header.site nav.main{display:flex;gap:.75rem;min-width:0}
+header.site a{white-space:nowrap}header.site nav.main{display:flex;gap:.75rem;flex-shrink:0}
 header.site button{margin:0;padding:.25rem .75rem}
 .menu>summary{cursor:pointer;white-space:nowrap;padding:.2rem .5rem;border:1px solid #999;border-radius:.25rem;list-style:none}
 .menu>summary::-webkit-details-marker{display:none}

@@ -1,8 +1,9 @@
 /**
- * What every page of the agent's workspace (`/anbieter`) shares: its German/English texts, the membership check
- * run on every request (one and the same 404 for seekers, members of another office, unknown and malformed ids),
- * the page frame with the workspace navigation, the CSRF-checked form, and how domain errors become pages (their
- * reasons in words: `error_texts.ts`). The pages are thin adapters: every rule lives in the domain modules the MCP tools call.
+ * What every page of the agent's workspace (`/anbieter`) shares: its German/English texts (`workspace_texts.ts`),
+ * the membership check run on every request (one and the same 404 for seekers, members of another office, unknown
+ * and malformed ids), the page frame with the workspace navigation, the CSRF-checked form, and how domain errors
+ * become pages (their reasons in words: `error_texts.ts`). The pages are thin adapters: every rule lives in the
+ * domain modules the MCP tools call.
  */
 import { PAGE_MAX } from "../catalogue/listing.ts";
 import { decimal } from "../catalogue/german.ts";
@@ -20,250 +21,15 @@ import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
 import { Layout } from "./layout.tsx";
+import { w, wordOf } from "./workspace_texts.ts";
+
+/** The texts (workspace_texts.ts): the pages import them from here with the rest of the workspace. */
+export { isWsKey, w, wordOf, type WsKey } from "./workspace_texts.ts";
 
 type C = Context<AppEnv>;
 
 /** The address of the workspace. */
 export const WORKSPACE = WORKSPACE_PAGE;
-
-/** The workspace's texts: German first, English second. */
-const TEXTS = {
-  workspace: ["Arbeitsbereich", "Workspace"],
-  overview: ["Übersicht", "Overview"],
-  stock: ["Objekte", "Listings"],
-  inquiries: ["Anfragen", "Inquiries"],
-  viewings: ["Termine", "Viewings"],
-  proposals: ["Vorschläge", "Proposals"],
-  notFoundTitle: ["Nicht gefunden", "Not found"],
-  notFound: ["Diese Seite gibt es nicht.", "This page does not exist."],
-  tooMany: ["Zu viele Anfragen. Bitte warten Sie kurz.", "Too many requests. Please wait a moment."],
-  openInquiries: ["Offene Anfragen", "Open inquiries"],
-  openProposals: ["Vorschläge zur Freigabe", "Proposals awaiting approval"],
-  nextViewings: ["Besichtigungen der nächsten 7 Tage", "Viewings of the next 7 days"],
-  stockByStatus: ["Objekte nach Status", "Listings by status"],
-  none: ["Keine.", "None."],
-  all: ["alle", "all"],
-  showAll: ["Alle anzeigen", "Show all"],
-  draft: ["Entwurf", "draft"],
-  published: ["veröffentlicht", "published"],
-  reserved: ["reserviert", "reserved"],
-  withdrawn: ["zurückgezogen", "withdrawn"],
-  open: ["offen", "open"],
-  answered: ["beantwortet", "answered"],
-  rejected: ["abgelehnt", "rejected"],
-  closed: ["geschlossen", "closed"],
-  cancelled: ["abgesagt", "cancelled"],
-  status: ["Status", "Status"],
-  listing: ["Objekt", "Listing"],
-  source: ["Eingang über", "Came via"],
-  website: ["Website", "website"],
-  app: ["App", "app"],
-  api_key: ["App (API-Schlüssel)", "app (API key)"],
-  portal: ["Portal", "portal"],
-  email: ["E-Mail", "e-mail"],
-  inquirer: ["Anfrage von", "Inquiry from"],
-  received: ["Eingang", "Received"],
-  lastActivity: ["Letzte Nachricht", "Last message"],
-  messages: ["Nachrichten", "Messages"],
-  from: ["Von", "From"],
-  phone: ["Telefon", "Phone"],
-  seeker: ["Anfragende Person", "Inquirer"],
-  provider: ["Ihr Büro", "Your office"],
-  reply: ["Antworten", "Reply"],
-  replyText: ["Ihre Antwort", "Your reply"],
-  send: ["Senden", "Send"],
-  reject: ["Ablehnen", "Reject"],
-  rejectText: ["Nachricht zur Absage (optional)", "Message with the rejection (optional)"],
-  filter: ["Filtern", "Filter"],
-  search: ["Suche (Titel, Referenz, Ort, PLZ)", "Search (title, reference, city, postcode)"],
-  previous: ["Zurück", "Previous"],
-  next: ["Weiter", "Next"],
-  page: ["Seite", "Page"],
-  of: ["von", "of"],
-  total: ["Gesamt", "Total"],
-  newListing: ["Neues Objekt", "New listing"],
-  editListing: ["Objekt bearbeiten", "Edit listing"],
-  save: ["Speichern", "Save"],
-  create: ["Anlegen", "Create"],
-  publish: ["Veröffentlichen", "Publish"],
-  reserve: ["Reservieren", "Reserve"],
-  withdraw: ["Zurückziehen", "Withdraw"],
-  title: ["Titel", "Title"],
-  reference: ["Referenz", "Reference"],
-  description: ["Beschreibung (intern)", "Description (internal)"],
-  city: ["Ort", "City"],
-  postal_code: ["PLZ", "Postcode"],
-  "city or postal_code": ["Ort oder PLZ", "City or postcode"],
-  property_type: ["Objektart", "Property type"],
-  transaction_type: ["Vermarktungsart", "Transaction type"],
-  asked_price: ["Preis (Kauf) oder Kaltmiete (€)", "Price (buy) or net rent (€)"],
-  total_rooms: ["Zimmer", "Rooms"],
-  square_meters: ["Wohnfläche (m²)", "Living area (m²)"],
-  latitude: ["Breitengrad", "Latitude"],
-  longitude: ["Längengrad", "Longitude"],
-  provider_name: ["Anbieter (intern)", "Provider (internal)"],
-  contact_name: ["Ansprechpartner (intern)", "Contact person (internal)"],
-  contact_email: ["Kontakt-E-Mail (intern)", "Contact e-mail (internal)"],
-  contact_phone: ["Kontakt-Telefon (intern)", "Contact phone (internal)"],
-  apartment: ["Wohnung", "apartment"],
-  house: ["Haus", "house"],
-  land: ["Grundstück", "land"],
-  commercial: ["Gewerbe", "commercial"],
-  buy: ["Kauf", "buy"],
-  rent: ["Miete", "rent"],
-  choose: ["— bitte wählen —", "— please choose —"],
-  formErrors: ["Bitte prüfen Sie diese Felder:", "Please check these fields:"],
-  conflict: ["Das geht in diesem Zustand nicht:", "Not possible in this state:"],
-  conflictUnknown: [
-    "Bitte prüfen Sie den Zustand und versuchen Sie es erneut.",
-    "Please check the state and try again.",
-  ],
-  saved: ["Gespeichert.", "Saved."],
-  sent: ["Gesendet.", "Sent."],
-  done: ["Erledigt.", "Done."],
-  draftReply: ["Entwurf des Assistenten", "The agent's draft"],
-  approve: ["Freigeben (geänderter Text wird gesendet)", "Approve (an edited text is sent)"],
-  approveValues: ["Freigeben (geänderte Werte werden übernommen)", "Approve (edited values are written)"],
-  discard: ["Verwerfen", "Discard"],
-  kind_reply: ["Antwortentwurf", "Draft reply"],
-  kind_rejection: ["Absage", "Rejection"],
-  kind_property_change: ["Objektänderung aus Dokument", "Property change from a document"],
-  goesOut: ["geht an die anfragende Person", "goes to the inquirer"],
-  field: ["Feld", "Field"],
-  oldValue: ["bisher", "before"],
-  newValue: ["neu", "new"],
-  templates: ["Vorlagen Ihres Büros", "Your office's templates"],
-  template_reply: ["Vorlage für Antworten", "Template for replies"],
-  template_rejection: ["Vorlage für Absagen", "Template for rejections"],
-  builtIn: ["(eingebaute Vorlage)", "(built-in template)"],
-  resetTemplate: ["Eingebaute Vorlage verwenden", "Use the built-in template"],
-  slots: ["Besichtigungstermine", "Viewing slots"],
-  newSlots: ["Neue Termine", "New slots"],
-  date: ["Datum", "Date"],
-  startTime: ["Beginn", "Start"],
-  endTime: ["Ende", "End"],
-  minutes: ["Dauer je Termin (Minuten)", "Length of each slot (minutes)"],
-  count: ["Anzahl Termine hintereinander", "Number of slots in a row"],
-  places: ["Plätze je Termin", "Places per slot"],
-  booked: ["Gebucht", "Booked"],
-  bookedBy: ["Gebucht von", "Booked by"],
-  move: ["Verlegen", "Move"],
-  cancel: ["Absagen", "Cancel"],
-  moveMore: ["Verlegen …", "Move …"],
-  cancelMore: ["Absagen …", "Cancel …"],
-  cancelConfirm: [
-    "Termin wirklich absagen? Wer gebucht hat, wird benachrichtigt.",
-    "Really cancel this slot? Everyone who booked it is told.",
-  ],
-  yesCancel: ["Ja, Termin absagen", "Yes, cancel the slot"],
-  withdrawMore: ["Zurückziehen …", "Withdraw …"],
-  withdrawConfirm: [
-    "Objekt wirklich zurückziehen? Es verschwindet sofort aus der Suche; für laufende Anfragen bereitet der " +
-    "Assistent Absagen vor. Ihre Änderungen im Formular werden dabei gespeichert.",
-    "Really withdraw the listing? It leaves the search at once; the assistant drafts rejections for open " +
-    "inquiries. Your changes in the form are saved with it.",
-  ],
-  yesWithdraw: ["Ja, speichern und zurückziehen", "Yes, save and withdraw"],
-  savePublish: ["Speichern und veröffentlichen", "Save and publish"],
-  saveReserve: ["Speichern und reservieren", "Save and reserve"],
-  rejectMore: ["Ablehnen …", "Reject …"],
-  rejectConfirm: [
-    "Anfrage wirklich ablehnen? Die anfragende Person erhält die Absage, danach sind keine Nachrichten mehr möglich.",
-    "Really reject the inquiry? The inquirer receives the rejection; no further messages are possible.",
-  ],
-  yesReject: ["Ja, Anfrage ablehnen", "Yes, reject the inquiry"],
-  discardMore: ["Verwerfen …", "Discard …"],
-  discardConfirm: [
-    "Vorschlag wirklich verwerfen? Es wird nichts gesendet.",
-    "Really discard it? Nothing is sent.",
-  ],
-  yesDiscard: ["Ja, verwerfen", "Yes, discard"],
-  draftCloses: [
-    "Antworten oder lehnen Sie selbst ab, wird der offene Entwurf des Assistenten verworfen – er kann dann nicht " +
-    "zusätzlich gesendet werden.",
-    "If you reply or reject yourself, the assistant's open draft is discarded and can no longer be sent as well.",
-  ],
-  chooseListing: [
-    "Termine legen Sie bei einem Objekt an: Objekt öffnen und „Termine“ wählen.",
-    "Create slots from a listing: open it and choose “Viewings”.",
-  ],
-  documents: ["Dokumente", "Documents"],
-  upload: ["Hochladen", "Upload"],
-  file: ["Datei (PDF)", "File (PDF)"],
-  openimmoFile: ["OpenImmo-Datei (XML oder ZIP)", "OpenImmo file (XML or ZIP)"],
-  not_pdf: ["Das ist keine PDF-Datei.", "This is not a PDF file."],
-  encrypted: ["Die PDF-Datei ist verschlüsselt.", "The PDF file is encrypted."],
-  empty: ["Die Datei ist leer.", "The file is empty."],
-  no_text: [
-    "Die Datei enthält keinen Text (z. B. nur Bilder).",
-    "The file holds no text (e.g. only images).",
-  ],
-  unreadable: ["Die Datei lässt sich nicht lesen.", "The file cannot be read."],
-  price: ["Preis", "Price"],
-  sorte: ["Art", "Kind"],
-  brochure: ["Exposé", "brochure"],
-  energy_certificate: ["Energieausweis", "energy certificate"],
-  other: ["Sonstiges", "other"],
-  pending: ["wird gelesen", "being read"],
-  processed: ["gelesen", "read"],
-  failed: ["nicht lesbar", "unreadable"],
-  readValues: ["Erkannte Angaben", "Values read"],
-  openimmo: ["OpenImmo-Import", "OpenImmo import"],
-  dryRun: ["Probelauf (nichts wird gespeichert)", "Dry run (nothing is written)"],
-  importNow: ["Jetzt importieren", "Import now"],
-  importAgain: [
-    "Wählen Sie dieselbe Datei noch einmal, um sie zu importieren.",
-    "Choose the same file again to import it.",
-  ],
-  publishNew: ["Neue vollständige Objekte veröffentlichen", "Publish new complete listings"],
-  report: ["Bericht", "Report"],
-  committed: ["Gespeichert", "Written"],
-  notCommitted: ["Nichts gespeichert (Probelauf)", "Nothing written (dry run)"],
-  sameFile: [
-    "Importiert wird nur eine Datei, deren Probelauf Sie gesehen haben.",
-    "Only a file whose dry run you have seen is imported.",
-  ],
-  created: ["neu", "created"],
-  updated: ["geändert", "updated"],
-  unchanged: ["unverändert", "unchanged"],
-  invalid: ["ungültig", "invalid"],
-  message: ["Nachricht", "Message"],
-  text: ["Text", "Text"],
-  start: ["Beginn", "Start"],
-  end: ["Ende", "End"],
-  search_: ["Suche", "Search"],
-  name: ["Name", "Name"],
-  inhalt: ["Datei", "File"],
-  aenderungen: ["Änderungen", "Changes"],
-  contact: ["Kontakt", "Contact"],
-  form: ["Formular", "Form"],
-  when: ["Zeit", "Time"],
-  freePlaces: ["frei", "free"],
-  bookings: ["Buchungen", "Bookings"],
-  allListings: ["alle Objekte", "all listings"],
-  back: ["Zurück zur Liste", "Back to the list"],
-  aktion: ["Aktion", "Action"],
-  art: ["Art der Vorlage", "Kind of template"],
-  datei: ["Datei", "File"],
-} as const;
-
-/** A key of the workspace texts. */
-export type WsKey = keyof typeof TEXTS;
-
-/** The workspace text `key` in `lang` (an unknown key is shown as it is). */
-export function w(l: Lang, key: WsKey): string {
-  return TEXTS[key][l === "en" ? 1 : 0];
-}
-
-/** Whether `word` (a status, a kind, a field name from data) has a text of its own. */
-export function isWsKey(word: string): word is WsKey {
-  return Object.hasOwn(TEXTS, word);
-}
-
-/** A word from data (a status, a kind, a field name) in the page's language: its text, or itself. */
-export function wordOf(l: Lang, word: string): string {
-  return isWsKey(word) ? w(l, word) : word;
-}
 
 /** The signed-in person acting for their office. */
 export interface Member {
@@ -327,6 +93,8 @@ input[aria-invalid=true],select[aria-invalid=true],textarea[aria-invalid=true]{b
 .stats a{display:block;border:1px solid #ddd;padding:.5rem}.stats b{display:block;font-size:1.4rem}
 fieldset{border:1px solid #ddd;margin:1rem 0;min-width:0}
 .actions form{display:inline-block}
+.actions{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1rem;margin-top:.75rem}.actions>button{margin:0}
+.actions details.confirm>summary{padding:.5rem 0}.actions details.confirm[open]{flex-basis:100%}
 .row-actions{display:flex;flex-wrap:wrap;gap:.25rem 1rem}.row-actions summary,details.confirm>summary{cursor:pointer;color:#1a4f8b;white-space:nowrap}
 details.confirm[open]{border:1px solid #c53030;padding:.25rem .75rem .75rem;background:#fffafa}
 .when{white-space:nowrap}.first-line{color:#444;font-size:.95rem}.slots td{padding:.3rem .4rem}

@@ -9,6 +9,7 @@ import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { nowOf } from "../deps.ts";
 import { stockTitles } from "../catalogue/stock.ts";
 import type { ErrorReason } from "../errors.ts";
+import { isUuid } from "../ids.ts";
 import type { AppEnv } from "../routes/env.ts";
 import {
   cancelViewingSlot,
@@ -105,7 +106,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<
       )}
       {r.total === 0
         ? <p>{w(l, "none")}</p>
-        : <SlotRows ctx={ctx} c={c} items={r.items} titles={titles} back={BASE} withForms />}
+        : <SlotRows ctx={ctx} c={c} items={r.items} titles={titles} back={BASE} withForms objekt={objekt} />}
       <Pager
         l={l}
         base={BASE}
@@ -153,6 +154,8 @@ export function SlotRows(
     titles: Map<string, string | null>;
     back: string;
     withForms: boolean;
+    /** The listing the list is filtered to: moving or cancelling returns to it. */
+    objekt?: string | undefined;
   },
 ) {
   const l = langOfRequest(p.c);
@@ -178,6 +181,7 @@ export function SlotRows(
                 {decimal(s.booked, l)}/{decimal(s.places, l)}
               </Td>
               <Td label={titles[3]!}>
+                {s.bookings.length === 0 && "—"}
                 {s.bookings.map((b, i) => (
                   <>
                     {i > 0 && ", "}
@@ -187,7 +191,16 @@ export function SlotRows(
                   </>
                 ))}
               </Td>
-              <td>{p.withForms && s.status === "open" && <SlotForms l={l} s={s} csrf={csrf} />}</td>
+              <td>
+                {p.withForms && s.status === "open" && (
+                  <SlotForms
+                    l={l}
+                    s={s}
+                    csrf={csrf}
+                    objekt={p.objekt}
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -197,7 +210,7 @@ export function SlotRows(
 }
 
 /** Move and cancel of one slot, each folded in a `<details>` so the row stays one line; cancelling asks first. */
-function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string }) {
+function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string; objekt: string | undefined }) {
   const { l, s } = p;
   const start = berlinParts(s.start);
   const end = berlinParts(s.end);
@@ -207,6 +220,7 @@ function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string }) {
         <summary>{w(l, "moveMore")}</summary>
         <form method="post" action={`${BASE}/${s.id}/verlegen`}>
           <CsrfField token={p.csrf} />
+          {p.objekt && <input type="hidden" name="objekt" value={p.objekt} />}
           <label for={`date-${s.id}`}>{w(l, "date")}</label>
           <input id={`date-${s.id}`} name="date" type="date" required value={start.date} />
           <label for={`start-${s.id}`}>{w(l, "startTime")}</label>
@@ -220,6 +234,7 @@ function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string }) {
         <summary>{w(l, "cancelMore")}</summary>
         <form method="post" action={`${BASE}/${s.id}/absagen`}>
           <CsrfField token={p.csrf} />
+          {p.objekt && <input type="hidden" name="objekt" value={p.objekt} />}
           <p>{w(l, "cancelConfirm")}</p>
           <button type="submit">{w(l, "yesCancel")}</button>
         </form>
@@ -290,15 +305,15 @@ async function move(ctx: PageCtx, c: C) {
   const end = berlinIso(f.date ?? "", f.end ?? "");
   const fields = [...(start === undefined ? ["start"] : []), ...(end === undefined ? ["end"] : [])];
   const reasons = Object.fromEntries(fields.map((x) => [x, "not_a_timestamp" as const]));
-  if (fields.length > 0) return await listPage(ctx, c, { fields, reasons });
+  if (fields.length > 0) return await listPage(ctx, c, { fields, reasons }, kept(f));
   const done = await attempt(
     ctx,
     c,
     () => memberAct(ctx, m, (a) => moveViewingSlot(a, c.req.param("id") ?? "", { start: start!, end: end! })),
-    (problem) => listPage(ctx, c, problem),
+    (problem) => listPage(ctx, c, problem, kept(f)),
   );
   if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?ok=saved`, 303);
+  return c.redirect(backTo(f, "saved"), 303);
 }
 
 async function cancel(ctx: PageCtx, c: C) {
@@ -309,8 +324,19 @@ async function cancel(ctx: PageCtx, c: C) {
     ctx,
     c,
     () => memberAct(ctx, m, (a) => cancelViewingSlot(a, c.req.param("id") ?? "")),
-    (problem) => listPage(ctx, c, problem),
+    (problem) => listPage(ctx, c, problem, kept(f)),
   );
   if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?ok=done`, 303);
+  return c.redirect(backTo(f, "done"), 303);
+}
+
+/** The listing a move or cancel form came from (a valid id only), to show its list again. */
+function kept(f: Record<string, string>): Record<string, string> {
+  return f.objekt && isUuid(f.objekt) ? { objekt: f.objekt.toLowerCase() } : {};
+}
+
+/** The slot list a move or cancel returns to (the listing's, when it came from one) with notice `ok`. */
+function backTo(f: Record<string, string>, ok: string): string {
+  const objekt = kept(f).objekt;
+  return `${BASE}?${new URLSearchParams({ ...(objekt ? { objekt } : {}), ok })}`;
 }

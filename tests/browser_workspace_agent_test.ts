@@ -25,6 +25,10 @@ async function fits(page: Page, width: number, what: string): Promise<void> {
   const m = await page.evaluate(`(() => {
     const h = document.querySelector("header.site");
     const items = [...h.querySelectorAll(":scope > *")].map((e) => e.getBoundingClientRect());
+    // What a person reads or clicks in the header, left to right: none may overlap the next.
+    const parts = [...h.querySelectorAll(".brand, nav.main a, details.menu > summary, :scope > a")]
+      .map((e) => e.getBoundingClientRect()).sort((a, b) => a.left - b.left);
+    const overlap = Math.max(0, ...parts.slice(1).map((r, i) => parts[i].right - r.left));
     return {
       scroll: document.documentElement.scrollWidth,
       mode: document.compatMode,
@@ -32,13 +36,22 @@ async function fits(page: Page, width: number, what: string): Promise<void> {
       // One row: every item overlaps every other vertically.
       oneRow: Math.max(...items.map((r) => r.top)) < Math.min(...items.map((r) => r.bottom)),
       right: Math.max(...items.map((r) => r.right)),
+      overlap,
     };
-  })()`) as { scroll: number; mode: string; headerOverflow: number; oneRow: boolean; right: number };
+  })()`) as {
+    scroll: number;
+    mode: string;
+    headerOverflow: number;
+    oneRow: boolean;
+    right: number;
+    overlap: number;
+  };
   assert.ok(m.scroll <= width, `${what}: scrollWidth ${m.scroll} > ${width}`);
   assert.equal(m.mode, "CSS1Compat", `${what}: standards mode`);
   assert.ok(m.headerOverflow <= 0, `${what}: the header overflows by ${m.headerOverflow} px`);
   assert.ok(m.oneRow, `${what}: the header is one row`);
   assert.ok(m.right <= width, `${what}: a header item ends at ${m.right} px`);
+  assert.ok(m.overlap <= 0, `${what}: header items overlap by ${m.overlap} px`);
 }
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
