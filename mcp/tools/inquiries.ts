@@ -223,9 +223,12 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
   addTool(server, deps, {
     name: "reply_to_inquiry",
     title: "Anfrage beantworten / Reply to inquiry",
-    description: "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. " +
-      "Abgelehnte oder geschlossene Anfragen: conflict. Replies to an inquiry of your office with a message; " +
-      "status afterwards answered. Rejected or closed inquiries: conflict. Returns the message id.",
+    description:
+      "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. Offene " +
+      "Entwürfe des Assistenten zu dieser Anfrage werden dabei verworfen. Abgelehnte oder geschlossene Anfragen: " +
+      "conflict. Replies to an inquiry of your office with a message; status afterwards answered. The " +
+      "assistant's open drafts for this inquiry are discarded with it. Rejected or closed inquiries: conflict. " +
+      "Returns the message id.",
     input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
     output: messageResult,
     annotations: ADDS,
@@ -247,7 +250,8 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     description:
       "Lehnt eine Anfrage Ihres Büros ab, optional mit einer Nachricht an die anfragende Person; danach " +
       "nimmt die Anfrage keine Nachrichten mehr an. Rejects an inquiry of your office, optionally with a message " +
-      "to the inquirer; afterwards the inquiry takes no more messages. Rejecting again answers conflict. " +
+      "to the inquirer; afterwards the inquiry takes no more messages, and the assistant's open drafts for it " +
+      "are discarded. Rejecting again answers conflict. " +
       "Returns the status and the message id (null without a message).",
     input: z.object({
       inquiry_id: idArg("Anfrage-ID / inquiry id"),
