@@ -80,7 +80,11 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem) {
           <textarea id={`template-${t.art}`} name="text" rows={8} maxlength={TEMPLATE_MAX}>{t.text}</textarea>
           <button type="submit" name="aktion" value="speichern">{w(l, "save")}</button>
           {t.eigene && (
-            <button type="submit" name="aktion" value="zuruecksetzen">{w(l, "resetTemplate")}</button>
+            <details class="confirm">
+              <summary>{w(l, "resetTemplate")} …</summary>
+              <p>{w(l, "resetConfirm")}</p>
+              <button type="submit" name="aktion" value="zuruecksetzen">{w(l, "yesReset")}</button>
+            </details>
           )}
         </form>
       ))}

@@ -115,6 +115,11 @@ const TEXTS = {
   template_rejection: ["Vorlage für Absagen", "Template for rejections"],
   builtIn: ["(eingebaute Vorlage)", "(built-in template)"],
   resetTemplate: ["Eingebaute Vorlage verwenden", "Use the built-in template"],
+  resetConfirm: [
+    "Ihre eigene Vorlage wird gelöscht; künftige Entwürfe nutzen die eingebaute.",
+    "Your own template is deleted; future drafts use the built-in one.",
+  ],
+  yesReset: ["Ja, eigene Vorlage löschen", "Yes, delete my template"],
   slots: ["Besichtigungstermine", "Viewing slots"],
   newSlots: ["Neue Termine", "New slots"],
   date: ["Datum", "Date"],

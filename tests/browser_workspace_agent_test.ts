@@ -208,6 +208,9 @@ Deno.test({
               );
               assert.doesNotMatch(await page.textContent("main") ?? "", /Quelle|Dienst/);
               await shot(page, "inquiries", width);
+              await page.goto(`${world.origin}/anbieter`);
+              assert.equal(await page.locator("section tr[data-inquiry-id] [data-name]").count(), 2);
+              await shot(page, "overview-busy", width);
             },
           );
 
@@ -288,6 +291,20 @@ Deno.test({
             await shot(page, "viewings-cancel-confirm", width);
             await submit(page, `form[action='/anbieter/termine/${slotId}/absagen'] button`);
             assert.equal(await page.getAttribute(`tr[data-slot-id='${slotId}']`, "data-status"), "cancelled");
+          });
+
+          await t.step(`${width}: going back to the built-in template asks first`, async () => {
+            await page.goto(`${world.origin}/anbieter/vorschlaege`);
+            const form = "form:has(#template-reply)";
+            await page.fill("#template-reply", "Guten Tag {name}, danke für Ihre Anfrage. {buero}");
+            await submit(page, `${form} button[value=speichern]`);
+            const yes = page.locator(`${form} button[value=zuruecksetzen]`);
+            assert.equal(await yes.isVisible(), false, "the reset is folded away");
+            await page.click(`${form} details.confirm > summary`);
+            assert.equal(await yes.isVisible(), true);
+            await shot(page, "proposals-reset-confirm", width);
+            await submit(page, `${form} button[value=zuruecksetzen]`);
+            assert.match(await page.textContent("label[for=template-reply]") ?? "", /eingebaute Vorlage/);
           });
 
           await t.step(`${width}: withdrawing asks first and keeps the edits`, async () => {
