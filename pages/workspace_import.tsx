@@ -22,6 +22,7 @@ import {
   memberOf,
   Problem,
   w,
+  wordOf,
   WORKSPACE,
   WsPage,
 } from "./workspace_common.tsx";
@@ -125,7 +126,11 @@ function Report(p: { l: Lang; s: ImportSummary }) {
       )}
       {s.not_published.length > 0 && (
         <p class="warning">
-          {s.not_published.map((n) => `${n.objektnr_extern}: ${n.missing.join(", ")}`).join("; ")}
+          {w(l, "notPublished")}{" "}
+          {s.not_published.map((n) =>
+            `${n.objektnr_extern}: ${n.missing.map((f) => wordOf(l, f)).join(", ")}`
+          )
+            .join("; ")}
         </p>
       )}
       {s.unmapped.length > 0 && <p>{s.unmapped.map((u) => u.element).join(", ")}</p>}

@@ -199,6 +199,7 @@ const TEXTS = {
     "Choose the same file again to import it.",
   ],
   publishNew: ["Neue vollständige Objekte veröffentlichen", "Publish new complete listings"],
+  notPublished: ["Nicht veröffentlicht, weil Angaben fehlen:", "Not published, details missing:"],
   report: ["Bericht", "Report"],
   committed: ["Gespeichert", "Written"],
   notCommitted: ["Nichts gespeichert (Probelauf)", "Nothing written (dry run)"],
