@@ -147,15 +147,16 @@ export async function act<T>(deps: ActDeps, who: Who, fn: (a: Action) => Promise
 
 /**
  * Something a domain action did, announced inside the action so that what reacts to it commits with the action or
- * not at all: a new inquiry, a listing that left the catalogue (withdrawn or reserved), a document that was read.
- * The announcing domain knows nothing of who reacts.
+ * not at all: a new inquiry, an office that replied to or rejected an inquiry, a listing that left the catalogue
+ * (withdrawn or reserved), a document that was read. The announcing domain knows nothing of who reacts.
  */
 export type Happening =
   | { kind: "inquiry_received"; inquiryId: string }
+  | { kind: "office_wrote"; inquiryId: string; userId: string }
   | { kind: "listing_unavailable"; listingId: string; why: "withdrawn" | "reserved" }
   | { kind: "document_processed"; fileId: string };
 
-/** Reacts to happenings within the announcing action; returns the ids of what it made (e.g. proposals). */
+/** Reacts to happenings within the announcing action; returns the ids of what it made or closed (proposals). */
 export interface Reactions {
   react(a: Action, happening: Happening): Promise<string[]>;
 }

@@ -7,6 +7,10 @@
  * Rules (deterministic, no outside AI service):
  * - Every new inquiry (any `quelle`) gets a draft reply from the listing's facts, its free viewing slots and the
  *   office's reply template (`geht_hinaus` true).
+ * - When the office writes in an inquiry's thread itself (a reply or a rejection, by hand or by approving one
+ *   draft), every other open draft reply or rejection of that inquiry is discarded in the same action
+ *   (`verworfen`, decided by the person who wrote): a draft answers the thread as it was, and one more click must
+ *   not send a second answer.
  * - When a listing is withdrawn or reserved, each of its inquiries still in conversation (`open` or `answered`)
  *   without an open rejection proposal gets one (`geht_hinaus` true).
  * - A processed brochure whose rooms, living area or price differ from the listing, or fill an empty field, gets
@@ -16,6 +20,7 @@
  *   agent acts inside that call), so the app is not sent what its own call caused; null for pages and jobs.
  */
 import {
+  discardOpenDrafts,
   type DraftSource,
   type FieldChange,
   findDocumentSource,
@@ -39,10 +44,16 @@ import {
 import { documentChanges } from "./document_changes.ts";
 import { clip } from "../text.ts";
 
-/** The agent's reactions: a draft reply per new inquiry, rejections for a listing gone, changes from documents. */
+/**
+ * The agent's reactions: a draft reply per new inquiry, its open drafts closed when the office wrote itself,
+ * rejections for a listing gone, changes from documents.
+ */
 export const agentReactions: Reactions = {
   async react(a, h) {
     if (h.kind === "inquiry_received") return await proposeForInquiry(a, h.inquiryId);
+    if (h.kind === "office_wrote") {
+      return await discardOpenDrafts(a.tx, h.inquiryId, { userId: h.userId, at: a.now });
+    }
     if (h.kind === "listing_unavailable") return await proposeRejections(a, h.listingId, h.why);
     return await proposeForDocument(a, h.fileId);
   },

@@ -15,10 +15,12 @@
  *   their events), and the proposal is marked approved. When sending fails (e.g. the inquiry was rejected
  *   meanwhile: `conflict`) nothing is written and the proposal stays open; a crash sends nothing.
  * - Discarding sends nothing and changes nothing else.
+ * - A reply or rejection the office writes itself (or another draft it approves) discards the inquiry's other open
+ *   drafts in the same action (`agent/hooks.ts`), so no stale draft can send a second answer.
  */
 import { z } from "zod";
 import { stockFieldsShape, updateStock } from "../catalogue/stock.ts";
-import { listingOfOffice } from "../db/inquiries.ts";
+import { listingOfOffice, lockInquiry } from "../db/inquiries.ts";
 import {
   decideProposal,
   type FieldChange,
@@ -154,8 +156,13 @@ export interface Approval {
  */
 export async function approveProposal(a: Action, id: string, edit?: ProposalEdit): Promise<Approval> {
   const provider = actingProvider(a);
-  const p = await findProposal(a.tx, provider.officeId, idOrNotFound(id), true);
-  if (!p) throw new AppError("not_found");
+  const pid = idOrNotFound(id);
+  const seen = await findProposal(a.tx, provider.officeId, pid);
+  if (!seen) throw new AppError("not_found");
+  // The inquiry before the proposal: the order a reply by hand takes them in (its reaction discards the drafts),
+  // so the two never wait for each other.
+  if (seen.inquiry_id) await lockInquiry(a.tx, { officeId: provider.officeId }, seen.inquiry_id);
+  const p = (await findProposal(a.tx, provider.officeId, pid, true))!;
   if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
   if (p.vorschlag_art === "property_change") return await approveChange(a, p, edit && editedChanges(p, edit));
   return await approveMessage(a, p, edit && editedText(edit));
@@ -219,14 +226,15 @@ async function approveChange(
  */
 async function approveMessage(a: Action, p: ProposalRow, text: string | undefined): Promise<Approval> {
   const provider = actingProvider(a);
-  const send = p.vorschlag_art === "reply" ? replyToInquiry : rejectInquiry;
-  const sent = await send(a, p.inquiry_id!, text ?? p.text!);
+  // Decided before sending: the message closes the inquiry's other open drafts (agent/hooks.ts), not this one.
   const done = await decideProposal(a.tx, provider.officeId, p.id, {
     status: "freigegeben",
     userId: provider.userId,
     at: a.now,
     text,
   });
+  const send = p.vorschlag_art === "reply" ? replyToInquiry : rejectInquiry;
+  const sent = await send(a, p.inquiry_id!, text ?? p.text!);
   return { proposal: viewOf(done!), nachricht_id: sent.messageId };
 }
 

@@ -67,9 +67,14 @@ export function decimal(v: number | null | undefined, lang: NumberLang = "de"): 
   return known(v) ? FORMATS[lang].decimal.format(v) : "";
 }
 
-/** A number as a form shows it back: up to six decimals, grouped ("500.000", "2,5"; English "500,000"). */
+/**
+ * A number as a form shows it back, read back as the same number by {@linkcode readFormNumber}: up to six decimals,
+ * grouped ("500.000", "2,5", "1.234,567"; English "500,000"). Exactly three decimals and no grouping would read as
+ * thousands ("2,125" is 2125), so such a number gets a fourth digit ("2,1250").
+ */
 export function formDecimal(v: number, lang: NumberLang = "de"): string {
-  return FORMATS[lang].form.format(v);
+  const text = FORMATS[lang].form.format(v);
+  return !Number.isInteger(v) && /^-?[0-9]+[.,][0-9]{3}$/.test(text) ? `${text}0` : text;
 }
 
 /** A listing's asked price: whole euros for a purchase, to the cent for a rent or an unknown kind; "" if none. */

@@ -6,6 +6,7 @@ import {
   euroCents,
   euroPerSqm,
   filtersText,
+  formDecimal,
   numberOfInput,
   readFormNumber,
 } from "./german.ts";
@@ -137,4 +138,22 @@ Deno.test("numberOfInput: empty is null, amounts by the German rule, coordinates
   assert.equal(numberOfInput("48.137", true), 48.137);
   assert.equal(numberOfInput("48,137", true), 48.137);
   assert.equal(Number.isNaN(numberOfInput("48.1.3", true)), true);
+});
+
+Deno.test("formDecimal: what a form shows back is read back as the same number, German and English", () => {
+  const cases: Array<[number, string]> = [
+    [365_000, "365.000"],
+    [82.5, "82,5"],
+    [1050, "1.050"],
+    [2.125, "2,1250"],
+    [0.125, "0,1250"],
+    [1234.567, "1.234,567"],
+    [812.5, "812,5"],
+    [3, "3"],
+  ];
+  for (const [v, want] of cases) {
+    assert.equal(formDecimal(v), want, String(v));
+    assert.equal(numberOfInput(formDecimal(v)), v, `de ${v}`);
+    assert.equal(numberOfInput(formDecimal(v, "en")), v, `en ${v}`);
+  }
 });

@@ -72,6 +72,10 @@ export interface NewInquiry {
   name: string | null;
   email: string;
   phone: string | null;
+  /** The app it was sent through (null: the website or an inbound message). */
+  origin: { clientId: string } | { apiKeyId: string } | null;
+  /** The name a portal gave (OpenImmo feedback), or null. */
+  portalName: string | null;
   at: Date;
 }
 
@@ -85,6 +89,9 @@ export async function insertInquiry(q: Q, row: NewInquiry): Promise<string> {
     name: row.name,
     email: row.email,
     phone: row.phone,
+    origin_client_id: row.origin && "clientId" in row.origin ? row.origin.clientId : null,
+    origin_api_key_id: row.origin && "apiKeyId" in row.origin ? row.origin.apiKeyId : null,
+    portal_name: row.portalName,
     status: "open",
     created_at: row.at,
     updated_at: row.at,
@@ -168,25 +175,41 @@ export interface InquiryRow {
   updated_at: Date;
   message_count: number;
   last_message_at: Date;
+  /** The OAuth app it was sent through and that app's registered name (null when no longer registered). */
+  origin_client_id: string | null;
+  app_name: string | null;
+  /** Whether it was sent through an API key. */
+  via_api_key: boolean;
+  portal_name: string | null;
+  /** The start (500 characters) of the inquirer's newest message. */
+  latest_text: string | null;
 }
 
 function inquiryRows(q: Q) {
-  return q.selectFrom("inquiries").leftJoin("listings as l", "l.id", "inquiries.listing_id").select([
-    "inquiries.id",
-    "inquiries.listing_id",
-    "l.title as listing_title",
-    "inquiries.status",
-    "inquiries.quelle",
-    "inquiries.name",
-    "inquiries.email",
-    "inquiries.phone",
-    "inquiries.created_at",
-    "inquiries.updated_at",
-    sql<number>`(select count(*)::int from inquiry_messages m where m.inquiry_id = inquiries.id)`
-      .as("message_count"),
-    sql<Date>`(select max(m.created_at) from inquiry_messages m where m.inquiry_id = inquiries.id)`
-      .as("last_message_at"),
-  ]);
+  return q.selectFrom("inquiries").leftJoin("listings as l", "l.id", "inquiries.listing_id")
+    .leftJoin("oauthClient as c", "c.clientId", "inquiries.origin_client_id").select([
+      "inquiries.id",
+      "inquiries.listing_id",
+      "l.title as listing_title",
+      "inquiries.status",
+      "inquiries.quelle",
+      "inquiries.name",
+      "inquiries.email",
+      "inquiries.phone",
+      "inquiries.created_at",
+      "inquiries.updated_at",
+      "inquiries.origin_client_id",
+      "c.name as app_name",
+      sql<boolean>`inquiries.origin_api_key_id is not null`.as("via_api_key"),
+      "inquiries.portal_name",
+      sql<string | null>`(select left(m.body, 500) from inquiry_messages m
+        where m.inquiry_id = inquiries.id and m.sender = 'seeker' order by m.created_at desc, m.id desc limit 1)`
+        .as("latest_text"),
+      sql<number>`(select count(*)::int from inquiry_messages m where m.inquiry_id = inquiries.id)`
+        .as("message_count"),
+      sql<Date>`(select max(m.created_at) from inquiry_messages m where m.inquiry_id = inquiries.id)`
+        .as("last_message_at"),
+    ]);
 }
 
 function normalise(r: InquiryRow): InquiryRow {

@@ -134,6 +134,22 @@ export async function decideProposal(
   return r.rows[0] ? toRow(r.rows[0]) : undefined;
 }
 
+/**
+ * Discards every OPEN reply and rejection of inquiry `inquiryId` (decided by `userId` at `at`) in one statement;
+ * returns their ids. Rows locked by a concurrent approval are waited for and then skipped when no longer open.
+ */
+export async function discardOpenDrafts(
+  q: Q,
+  inquiryId: string,
+  d: { userId: string; at: Date },
+): Promise<string[]> {
+  const r = await sql<{ id: string }>`update proposals set status = 'verworfen', decided_at = ${d.at},
+      decided_by = ${d.userId}
+    where inquiry_id = ${inquiryId} and status = 'offen' and vorschlag_art in ('reply', 'rejection')
+    returning id`.execute(q);
+  return r.rows.map((row) => row.id);
+}
+
 /** Replaces the changes of property change `id`. */
 export async function setProposalChanges(
   q: Q,

@@ -270,6 +270,12 @@ export interface InquiriesTable {
   /** Lower-cased e-mail address of the inquirer. */
   email: string;
   phone: string | null;
+  /** The OAuth app it was sent through (null: the website, an inbound message, an API key). */
+  origin_client_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The API key it was sent through. */
+  origin_api_key_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The name a portal gave in its OpenImmo feedback. */
+  portal_name: ColumnType<string | null, string | null | undefined, never>;
   status: ColumnType<
     "open" | "answered" | "rejected" | "closed",
     "open" | "answered" | "rejected" | "closed" | undefined,

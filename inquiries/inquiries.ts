@@ -85,6 +85,8 @@ export interface SendInquiryInput {
   inquirer: Inquirer;
   message: string;
   quelle?: "service" | "portal" | "email";
+  /** The name a portal gave in its feedback (shown to the office as where the inquiry came from). */
+  portalName?: string | null;
   /** The inbound message's identity (e-mail, portal): a repeat answers the inquiry it created. */
   dedupe?: IntakeKey;
 }
@@ -102,6 +104,28 @@ export interface InquirySummary {
   last_message_at: string;
 }
 
+/**
+ * Where an inquiry came from, as its office reads it: the website, an app (an OAuth app by its registered name,
+ * null when no longer registered; or an API key), an e-mail, or a portal (by the name it gave).
+ */
+export type InquiryChannel =
+  | { kind: "website" }
+  | { kind: "app"; name: string | null }
+  | { kind: "api_key" }
+  | { kind: "email" }
+  | { kind: "portal"; name: string | null };
+
+/** An inquiry as its office lists it: also the inquirer's name, where it came from and what they last wrote. */
+export interface OfficeInquiry extends InquirySummary {
+  name: string | null;
+  channel: InquiryChannel;
+  /** The first line of the inquirer's newest message, at most {@linkcode FIRST_LINE_MAX} characters. */
+  first_line: string;
+}
+
+/** Longest first line of a message in an office's list. */
+export const FIRST_LINE_MAX = 120;
+
 /** One message of a thread. */
 export interface InquiryMessage {
   id: string;
@@ -116,6 +140,11 @@ export interface InquiryThread extends InquirySummary {
   email: string;
   phone: string | null;
   messages: InquiryMessage[];
+}
+
+/** An inquiry of the office with its thread and where it came from. */
+export interface OfficeThread extends InquiryThread {
+  channel: InquiryChannel;
 }
 
 /** Paging of a list (page ≥ 1, page_size 1–60). */
@@ -205,6 +234,8 @@ export async function sendInquiry(
     name,
     email,
     phone,
+    origin: a.origin,
+    portalName: optionalText(input.portalName ?? null, NAME_MAX, "portal"),
     at: now,
   });
   const messageId = await insertInquiryMessage(tx, {
@@ -277,6 +308,24 @@ function summaryOf(r: InquiryRow): InquirySummary {
   };
 }
 
+/** Where the inquiry of row `r` came from. */
+function channelOf(r: InquiryRow): InquiryChannel {
+  if (r.quelle === "email") return { kind: "email" };
+  if (r.quelle === "portal") return { kind: "portal", name: r.portal_name };
+  if (r.origin_client_id !== null) return { kind: "app", name: r.app_name };
+  return r.via_api_key ? { kind: "api_key" } : { kind: "website" };
+}
+
+/** The first line of `text` that holds more than spaces, clipped to {@linkcode FIRST_LINE_MAX} characters. */
+function firstLine(text: string | null): string {
+  const line = (text ?? "").split(/\r?\n/).map((x) => x.trim()).find((x) => x !== "") ?? "";
+  return clip(line, FIRST_LINE_MAX);
+}
+
+function officeSummaryOf(r: InquiryRow): OfficeInquiry {
+  return { ...summaryOf(r), name: r.name, channel: channelOf(r), first_line: firstLine(r.latest_text) };
+}
+
 function threadOf(r: InquiryRow, messages: InquiryMessageRow[]): InquiryThread {
   return {
     ...summaryOf(r),
@@ -292,12 +341,13 @@ function threadOf(r: InquiryRow, messages: InquiryMessageRow[]): InquiryThread {
   };
 }
 
-async function listIn(
+async function listIn<T>(
   deps: Pick<AppDeps, "db">,
   scope: InquiryScope,
   filter: { listingId?: string | undefined; status?: InquiryStatus | undefined },
   paging: Paging,
-): Promise<{ items: InquirySummary[]; total: number }> {
+  view: (r: InquiryRow) => T,
+): Promise<{ items: T[]; total: number }> {
   const r = await listInquiryRows(
     deps.db.kysely,
     scope,
@@ -305,17 +355,17 @@ async function listIn(
     paging.page_size,
     (paging.page - 1) * paging.page_size,
   );
-  return { items: r.items.map(summaryOf), total: r.total };
+  return { items: r.items.map(view), total: r.total };
 }
 
 async function threadIn(
   deps: Pick<AppDeps, "db">,
   scope: InquiryScope,
   inquiryId: string,
-): Promise<InquiryThread> {
+): Promise<OfficeThread> {
   const found = await findInquiryThread(deps.db.kysely, scope, idOrNotFound(inquiryId));
   if (!found) throw new AppError("not_found");
-  return threadOf(found.inquiry, found.messages);
+  return { ...threadOf(found.inquiry, found.messages), channel: channelOf(found.inquiry) };
 }
 
 /** The seeker's own inquiries, newest first, and their total. */
@@ -324,7 +374,7 @@ export async function listSeekerInquiries(
   seekerId: string,
   paging: Paging,
 ): Promise<{ items: InquirySummary[]; total: number }> {
-  return await listIn(deps, { seekerId }, {}, paging);
+  return await listIn(deps, { seekerId }, {}, paging, summaryOf);
 }
 
 /** One of the seeker's inquiries with its whole thread; `not_found` unless the inquiry is this seeker's. */
@@ -333,7 +383,8 @@ export async function getSeekerInquiry(
   seekerId: string,
   inquiryId: string,
 ): Promise<InquiryThread> {
-  return await threadIn(deps, { seekerId }, inquiryId);
+  const { channel: _, ...thread } = await threadIn(deps, { seekerId }, inquiryId);
+  return thread;
 }
 
 /** Filters of the provider's list of inquiries. */
@@ -343,28 +394,32 @@ export interface ProviderInquiryFilter extends Paging {
 }
 
 /**
- * The office's inquiries, newest first, optionally of one listing and one status; a `listing_id` that is not a
- * listing of this office (malformed, unknown or another office's) answers `not_found`.
+ * The office's inquiries, newest first, optionally of one listing and one status, each with the inquirer's name,
+ * where it came from and the first line of what they last wrote; a `listing_id` that is not a listing of this
+ * office (malformed, unknown or another office's) answers `not_found`.
  */
 export async function listOfficeInquiries(
   deps: Pick<AppDeps, "db">,
   officeId: string,
   f: ProviderInquiryFilter,
-): Promise<{ items: InquirySummary[]; total: number }> {
+): Promise<{ items: OfficeInquiry[]; total: number }> {
   let listingId: string | undefined;
   if (f.listing_id !== undefined) {
     listingId = idOrNotFound(f.listing_id);
     if (!await listingOfOffice(deps.db.kysely, listingId, officeId)) throw new AppError("not_found");
   }
-  return await listIn(deps, { officeId }, { listingId, status: f.status }, f);
+  return await listIn(deps, { officeId }, { listingId, status: f.status }, f, officeSummaryOf);
 }
 
-/** One inquiry of the office with the inquirer's details and the whole thread; `not_found` unless it is theirs. */
+/**
+ * One inquiry of the office with the inquirer's details, where it came from and the whole thread; `not_found`
+ * unless it is theirs.
+ */
 export async function getOfficeInquiry(
   deps: Pick<AppDeps, "db">,
   officeId: string,
   inquiryId: string,
-): Promise<InquiryThread> {
+): Promise<OfficeThread> {
   return await threadIn(deps, { officeId }, inquiryId);
 }
 

@@ -110,9 +110,10 @@ export async function receiveInquirerReply(
 }
 
 /**
- * The provider acting in `a` answers an inquiry of its office: stores the message, sets `answered`, (when the
- * inquirer has a seeker account) writes `reply.received` and records the mail to the inquirer. `not_found` unless
- * the inquiry is the office's; `conflict` when rejected or closed.
+ * The provider acting in `a` answers an inquiry of its office: stores the message, sets `answered`, announces
+ * `office_wrote` (the agent closes its open drafts of the inquiry in this action), (when the inquirer has a seeker
+ * account) writes `reply.received` and records the mail to the inquirer. `not_found` unless the inquiry is the
+ * office's; `conflict` when rejected or closed.
  */
 export async function replyToInquiry(
   a: Action,
@@ -132,6 +133,7 @@ export async function replyToInquiry(
     at,
   });
   await setInquiryStatus(a.tx, id, "answered", at);
+  await a.deps.reactions.react(a, { kind: "office_wrote", inquiryId: id, userId: provider.userId });
   await notifySeeker(a, inquiry, "Antwort des Anbieters auf Ihre Anfrage zu");
   await recordInquirerMail(a, id, { kind: "reply", text });
   return { messageId };
@@ -139,7 +141,7 @@ export async function replyToInquiry(
 
 /**
  * The provider acting in `a` rejects an inquiry of its office, optionally with a message to the inquirer: sets
- * `rejected`, (when the inquirer has a seeker account) writes `reply.received` and records the mail to the
+ * `rejected`, announces `office_wrote` (as {@linkcode replyToInquiry}), (when the inquirer has a seeker account) writes `reply.received` and records the mail to the
  * inquirer. `not_found` unless the inquiry is the office's; `conflict` when already rejected or closed.
  */
 export async function rejectInquiry(
@@ -160,6 +162,7 @@ export async function rejectInquiry(
     at,
   });
   await setInquiryStatus(a.tx, id, "rejected", at);
+  await a.deps.reactions.react(a, { kind: "office_wrote", inquiryId: id, userId: provider.userId });
   await notifySeeker(a, inquiry, "Absage des Anbieters zu Ihrer Anfrage zu");
   await recordInquirerMail(a, id, { kind: "rejection", text });
   return { messageId };

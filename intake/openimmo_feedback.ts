@@ -18,10 +18,11 @@
 import { findIntakeMessage, type IntakeKey, publishedListingsByReference } from "../db/intake.ts";
 import { AppError } from "../errors.ts";
 import { isUuid } from "../ids.ts";
-import { sendInquiry } from "../inquiries/inquiries.ts";
+import { NAME_MAX, sendInquiry } from "../inquiries/inquiries.ts";
 import { act, type AppDeps, GUEST } from "../deps.ts";
 import {
   clean,
+  cut,
   inquirerName,
   inquiryText,
   oneLine,
@@ -203,6 +204,7 @@ async function receiveOne(deps: AppDeps, sender: string, e: FeedbackInquiry): Pr
       },
       message: inquiryText(e.text),
       quelle: "portal",
+      portalName: cut(oneLine(sender), NAME_MAX) || null,
       dedupe: key,
     }));
   return {

@@ -1,8 +1,9 @@
 /**
  * The pages' frame: the doctype (standards mode), document head, a one-row header, a small inline stylesheet.
- * Works without JavaScript and fits a 390 px wide screen: the account links sit in a `<details>` menu on narrow
- * screens (and in the row itself on wide ones), and tables become stacked cards, each cell labelled by its
- * `data-label` (see {@linkcode Td}).
+ * Works without JavaScript and fits every width from 390 px: the header row holds the site's name (shortened with
+ * an ellipsis when space runs out), the listings, a provider's workspace and the account menu, whose links sit in
+ * a `<details>` panel at every width (they overflowed the row at 1280 px when shown inline); tables become stacked
+ * cards on narrow screens, each cell labelled by its `data-label` (see {@linkcode Td}).
  */
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
@@ -13,16 +14,12 @@ const STYLE = `
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:0 auto 2rem;padding:0 1rem;color:#1b1b1b;line-height:1.5;overflow-wrap:break-word}
 header.site{display:flex;gap:.75rem;align-items:center;flex-wrap:nowrap;border-bottom:1px solid #ccc;padding:.75rem 0 .5rem;margin-bottom:1.5rem;position:relative}
 header.site .brand{font-weight:700;margin-right:auto;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0;color:inherit;text-decoration:none}
-header.site a{white-space:nowrap}
+header.site a{white-space:nowrap}header.site nav.main{display:flex;gap:.75rem;flex-shrink:0}
 header.site button{margin:0;padding:.25rem .75rem}
 .menu>summary{cursor:pointer;white-space:nowrap;padding:.2rem .5rem;border:1px solid #999;border-radius:.25rem;list-style:none}
 .menu>summary::-webkit-details-marker{display:none}
 .menu>summary::after{content:" ▾"}
 .menu .panel{position:absolute;right:0;top:100%;z-index:2;background:#fff;border:1px solid #ccc;padding:.75rem 1rem;display:flex;flex-direction:column;gap:.6rem;min-width:12rem;box-shadow:0 .25rem .75rem rgba(0,0,0,.15)}
-@media (min-width:62rem){@supports selector(::details-content){
-.menu{display:contents}.menu>summary{display:none}.menu::details-content{display:contents;content-visibility:visible}
-.menu .panel{position:static;flex-direction:row;align-items:center;gap:.75rem;border:0;padding:0;min-width:0;box-shadow:none;background:none}
-}}
 label{display:block;margin:.75rem 0 .25rem}
 input[type=email],input[type=password],input[type=text],input[type=tel],select,textarea{width:100%;padding:.5rem;font:inherit;max-width:100%}
 [aria-invalid=true]{border:2px solid #c53030;background:#fffafa}
@@ -97,21 +94,21 @@ function SiteHeader(p: LayoutProps) {
   return (
     <header class="site">
       <a class="brand" href="/">{t(p.lang, "siteName")}</a>
-      <nav aria-label={t(p.lang, "menu")}>
+      <nav class="main" aria-label={t(p.lang, "menu")}>
         <a href="/objekte">{t(p.lang, "listings")}</a>
+        {p.signedIn && p.provider && <a href="/anbieter">{t(p.lang, "providerArea")}</a>}
       </nav>
       {p.signedIn ? <AccountMenu {...p} /> : <a href="/anmelden">{t(p.lang, "signIn")}</a>}
     </header>
   );
 }
 
-/** The account links and the sign-out button: a `<details>` menu on narrow screens, inline on wide ones. */
+/** The account links and the sign-out button in a `<details>` menu (it works without JavaScript). */
 function AccountMenu(p: LayoutProps) {
   return (
     <details class="menu">
       <summary>{t(p.lang, "account")}</summary>
       <nav class="panel" aria-label={t(p.lang, "account")}>
-        {p.provider && <a href="/anbieter">{t(p.lang, "providerArea")}</a>}
         <a href="/konto/anfragen">{t(p.lang, "myInquiries")}</a>
         <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
         <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>

@@ -14,6 +14,7 @@ import { csrfOk, csrfToken } from "./csrf.ts";
 import { errorPage } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, TableHead } from "./layout.tsx";
+import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
   type FormProblem,
@@ -21,6 +22,7 @@ import {
   memberOf,
   Problem,
   w,
+  wordOf,
   WORKSPACE,
   WsPage,
 } from "./workspace_common.tsx";
@@ -69,7 +71,7 @@ function importPage(
         <CsrfField token={csrf} />
         {dryRunDone && <input type="hidden" name="probe" value={p.probe} />}
         {dryRunDone && <p>{w(l, "importAgain")}</p>}
-        <label for="datei">{w(l, "file")}</label>
+        <label for="datei">{w(l, "openimmoFile")}</label>
         <input
           id="datei"
           name="datei"
@@ -97,15 +99,15 @@ function Report(p: { l: Lang; s: ImportSummary }) {
       <h2 id="h-report">{w(l, "report")}: {w(l, s.committed ? "committed" : "notCommitted")}</h2>
       <dl class="facts">
         <dt>{w(l, "total")}</dt>
-        <dd data-n="objects">{s.objects}</dd>
+        <dd data-n="objects">{decimal(s.objects, l)}</dd>
         {(["created", "updated", "unchanged", "withdrawn"] as const).map((k) => (
           <>
             <dt>{w(l, k)}</dt>
-            <dd data-n={k}>{s[k]}</dd>
+            <dd data-n={k}>{decimal(s[k], l)}</dd>
           </>
         ))}
         <dt>{w(l, "invalid")}</dt>
-        <dd data-n="invalid">{s.invalid.length}</dd>
+        <dd data-n="invalid">{decimal(s.invalid.length, l)}</dd>
       </dl>
       {s.invalid.length > 0 && (
         <div class="scroll">
@@ -124,7 +126,11 @@ function Report(p: { l: Lang; s: ImportSummary }) {
       )}
       {s.not_published.length > 0 && (
         <p class="warning">
-          {s.not_published.map((n) => `${n.objektnr_extern}: ${n.missing.join(", ")}`).join("; ")}
+          {w(l, "notPublished")}{" "}
+          {s.not_published.map((n) =>
+            `${n.objektnr_extern}: ${n.missing.map((f) => wordOf(l, f)).join(", ")}`
+          )
+            .join("; ")}
         </p>
       )}
       {s.unmapped.length > 0 && <p>{s.unmapped.map((u) => u.element).join(", ")}</p>}

@@ -11,18 +11,20 @@ import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import {
   getOfficeInquiry,
   INQUIRY_STATUSES,
-  type InquirySummary,
-  type InquiryThread,
+  type InquiryChannel,
   inquiryWritable,
   listOfficeInquiries,
   MESSAGE_MAX,
+  type OfficeInquiry,
+  type OfficeThread,
 } from "../inquiries/inquiries.ts";
 import { rejectInquiry, replyToInquiry } from "../inquiries/messages.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
-import { CsrfField, TableHead } from "./layout.tsx";
+import { CsrfField, TableHead, Td } from "./layout.tsx";
+import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
   bad,
@@ -105,24 +107,43 @@ async function listPage(ctx: PageCtx, c: C) {
   );
 }
 
-/** The table of inquiries: listing, source, status, messages, last message. */
-export function InquiryRows(p: { l: Lang; items: InquirySummary[] }) {
+/** Where an inquiry came from, in words: "Website", "App „Name“", "E-Mail", "Portal „ImmoScout24“". */
+export function channelText(l: Lang, ch: InquiryChannel): string {
+  if ((ch.kind === "app" || ch.kind === "portal") && ch.name) {
+    return l === "en" ? `${w(l, ch.kind)} “${ch.name}”` : `${w(l, ch.kind)} „${ch.name}“`;
+  }
+  return w(l, ch.kind);
+}
+
+/** The table of inquiries: who and what they wrote (first line), listing, where from, status, last message. */
+export function InquiryRows(p: { l: Lang; items: OfficeInquiry[] }) {
   const { l } = p;
+  const titles = [w(l, "inquirer"), w(l, "listing"), w(l, "source"), w(l, "status"), w(l, "lastActivity")];
   return (
     <div class="scroll">
       <table>
-        <TableHead titles={[w(l, "listing"), w(l, "source"), w(l, "status"), w(l, "lastActivity")]} />
+        <TableHead titles={titles} />
         <tbody>
           {p.items.map((i) => (
             <tr data-inquiry-id={i.id}>
-              <td>
-                <a href={`${BASE}/${i.id}`}>{i.listing_title ?? w(l, "listing")}</a>
-              </td>
-              <td data-quelle={i.quelle}>{w(l, i.quelle)}</td>
-              <td data-status={i.status}>{w(l, i.status)}</td>
-              <td>
-                {when(l, i.last_message_at)} ({i.message_count})
-              </td>
+              <Td label={titles[0]!}>
+                <a href={`${BASE}/${i.id}`}>
+                  <strong data-name>{i.name ?? w(l, "seeker")}</strong>
+                </a>
+                {i.first_line && <div class="first-line" data-first-line>{i.first_line}</div>}
+              </Td>
+              <Td label={titles[1]!}>
+                <a href={`${WORKSPACE}/objekte/${i.listing_id}`}>{i.listing_title ?? w(l, "listing")}</a>
+              </Td>
+              <Td label={titles[2]!}>
+                <span data-channel={i.channel.kind}>{channelText(l, i.channel)}</span>
+              </Td>
+              <Td label={titles[3]!}>
+                <span data-status={i.status}>{w(l, i.status)}</span>
+              </Td>
+              <Td label={titles[4]!}>
+                {when(l, i.last_message_at)} ({decimal(i.message_count, l)})
+              </Td>
             </tr>
           ))}
         </tbody>
@@ -147,7 +168,7 @@ async function threadPage(ctx: PageCtx, c: C, problem?: FormProblem, kept?: Reco
   const titles = new Map(thread.listing_title ? [[thread.listing_id, thread.listing_title]] : []);
   return c.html(
     <WsPage ctx={ctx} c={c} title={thread.listing_title ?? w(langOfRequest(c), "inquiries")} at="inquiries">
-      <Thread ctx={ctx} c={c} thread={thread} problem={problem} kept={kept}>
+      <Thread ctx={ctx} c={c} thread={thread} problem={problem} kept={kept} draftsOpen={drafts.total > 0}>
         {drafts.total > 0 && (
           <section aria-labelledby="h-drafts">
             <h2 id="h-drafts">{w(langOfRequest(c), "draftReply")}</h2>
@@ -170,9 +191,11 @@ function Thread(
   p: {
     ctx: PageCtx;
     c: C;
-    thread: InquiryThread;
+    thread: OfficeThread;
     problem?: FormProblem | undefined;
     kept?: Record<string, string> | undefined;
+    /** Whether the agent has open drafts for this inquiry (a reply by hand discards them). */
+    draftsOpen: boolean;
     children?: Child;
   },
 ) {
@@ -187,7 +210,7 @@ function Thread(
         {" · "}
         {w(l, "status")}: <span data-status={t.status}>{w(l, t.status)}</span>
         {" · "}
-        {w(l, "source")}: <span data-quelle={t.quelle}>{w(l, t.quelle)}</span>
+        {w(l, "source")}: <span data-channel={t.channel.kind}>{channelText(l, t.channel)}</span>
       </p>
       <dl class="facts">
         <dt>{w(l, "from")}</dt>
@@ -215,6 +238,7 @@ function Thread(
       <Problem l={l} problem={problem} />
       {writable && (
         <>
+          {p.draftsOpen && <p class="warning" data-drafts-close>{w(l, "draftCloses")}</p>}
           <form method="post" action={`${BASE}/${t.id}/antwort`}>
             <CsrfField token={csrf} />
             <label for="message">{w(l, "replyText")}</label>
@@ -230,12 +254,16 @@ function Thread(
             </textarea>
             <button type="submit">{w(l, "send")}</button>
           </form>
-          <form method="post" action={`${BASE}/${t.id}/absage`}>
-            <CsrfField token={csrf} />
-            <label for="reject-message">{w(l, "rejectText")}</label>
-            <textarea id="reject-message" name="message" rows={3} maxlength={MESSAGE_MAX}></textarea>
-            <button type="submit">{w(l, "reject")}</button>
-          </form>
+          <details class="confirm">
+            <summary>{w(l, "rejectMore")}</summary>
+            <form method="post" action={`${BASE}/${t.id}/absage`}>
+              <CsrfField token={csrf} />
+              <label for="reject-message">{w(l, "rejectText")}</label>
+              <textarea id="reject-message" name="message" rows={3} maxlength={MESSAGE_MAX}></textarea>
+              <p>{w(l, "rejectConfirm")}</p>
+              <button type="submit">{w(l, "yesReject")}</button>
+            </form>
+          </details>
         </>
       )}
     </>

@@ -21,6 +21,7 @@ import {
   withdrawStock,
 } from "../catalogue/stock.ts";
 import { AppError } from "../errors.ts";
+import type { Action } from "../deps.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { listingFiles, uploadFile } from "../documents/files.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -44,7 +45,8 @@ import {
   type WsKey,
   WsPage,
 } from "./workspace_common.tsx";
-import { numberOfInput } from "../catalogue/german.ts";
+import { formDecimal, numberOfInput } from "../catalogue/german.ts";
+import { documentValue } from "./document_values.ts";
 import { importRoutes, multipartForm } from "./workspace_import.tsx";
 import { base64 } from "../crypto.ts";
 
@@ -128,16 +130,23 @@ async function listPage(ctx: PageCtx, c: C) {
   );
 }
 
-/** The form values of a listing (or of what was sent), as strings. */
-function valuesOf(x: StockListing | undefined): Record<string, string> {
+/** The form values of a listing, as strings: numbers in the page's format, read back by `fieldsOf`. */
+function valuesOf(x: StockListing | undefined, l: Lang): Record<string, string> {
   if (!x) return {};
   const out: Record<string, string> = {};
   for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"] as const) {
     out[k] = x[k] ?? "";
   }
-  for (const k of NUMBER_FIELDS) out[k] = x[k] === null ? "" : String(x[k]);
+  for (const k of NUMBER_FIELDS) out[k] = formNumber(k, x[k], l);
   for (const k of CONTACT_FIELDS) out[k] = x.contact[k] ?? "";
   return out;
+}
+
+/** A number field's value as the form shows it: "365.000", "82,5"; coordinates with all their digits ("48,137"). */
+function formNumber(k: (typeof NUMBER_FIELDS)[number], v: number | null, l: Lang): string {
+  if (v === null) return "";
+  if (k !== "latitude" && k !== "longitude") return formDecimal(v, l);
+  return l === "en" ? String(v) : String(v).replace(".", ",");
 }
 
 async function showListing(ctx: PageCtx, c: C) {
@@ -161,13 +170,13 @@ async function editPage(
 ) {
   const m = memberOf(c);
   const l = langOfRequest(c);
-  const v = sent ?? valuesOf(listing);
+  const v = sent ?? valuesOf(listing, l);
   const csrf = csrfToken(c, ctx.secure);
   const files = listing ? await listingFiles(ctx.deps.db, m.officeId, listing.id) : [];
   const action = listing ? `${BASE}/${listing.id}` : `${BASE}/neu`;
   return c.html(
     <WsPage ctx={ctx} c={c} title={w(l, listing ? "editListing" : "newListing")} at="stock">
-      {listing && <StatusBar l={l} listing={listing} csrf={csrf} />}
+      {listing && <StatusBar l={l} listing={listing} />}
       <Problem l={l} problem={problem} />
       <form method="post" action={action}>
         <CsrfField token={csrf} />
@@ -205,7 +214,10 @@ async function editPage(
             {CONTACT_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} />)}
           </div>
         </fieldset>
-        <button type="submit">{w(l, listing ? "save" : "create")}</button>
+        <div class="actions">
+          <button type="submit">{w(l, listing ? "save" : "create")}</button>
+          {listing && <StatusButtons l={l} listing={listing} />}
+        </div>
       </form>
       {listing && <Documents l={l} listingId={listing.id} files={files} csrf={csrf} />}
     </WsPage>,
@@ -213,13 +225,33 @@ async function editPage(
   );
 }
 
-function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
+/**
+ * The status changes next to Save: each submits the edit form with its edits, saved and changed in one action;
+ * withdrawing asks first (a `<details>` that works without JavaScript).
+ */
+function StatusButtons(p: { l: Lang; listing: StockListing }) {
   const { l, listing: x } = p;
-  const acts: WsKey[] = [
-    ...(x.status !== "published" ? ["publish" as const] : []),
-    ...(x.status === "published" ? ["reserve" as const] : []),
-    ...(x.status !== "withdrawn" ? ["withdraw" as const] : []),
-  ];
+  return (
+    <>
+      {x.status !== "published" && (
+        <button type="submit" name="aktion" value="publish">{w(l, "savePublish")}</button>
+      )}
+      {x.status === "published" && (
+        <button type="submit" name="aktion" value="reserve">{w(l, "saveReserve")}</button>
+      )}
+      {x.status !== "withdrawn" && (
+        <details class="confirm">
+          <summary>{w(l, "withdrawMore")}</summary>
+          <p>{w(l, "withdrawConfirm")}</p>
+          <button type="submit" name="aktion" value="withdraw">{w(l, "yesWithdraw")}</button>
+        </details>
+      )}
+    </>
+  );
+}
+
+function StatusBar(p: { l: Lang; listing: StockListing }) {
+  const { l, listing: x } = p;
   return (
     <>
       <p>
@@ -236,14 +268,6 @@ function StatusBar(p: { l: Lang; listing: StockListing; csrf: string }) {
         {" · "}
         <a href={`${WORKSPACE}/termine?objekt=${x.id}`}>{w(l, "viewings")}</a>
       </p>
-      <div class="actions">
-        {acts.map((a) => (
-          <form method="post" action={`${BASE}/${x.id}/status`}>
-            <CsrfField token={p.csrf} />
-            <button type="submit" name="aktion" value={a}>{w(l, a)}</button>
-          </form>
-        ))}
-      </div>
     </>
   );
 }
@@ -299,16 +323,19 @@ function Documents(
           <div class="card" data-file-id={f.datei_id} data-file-status={f.status}>
             <strong>{f.name}</strong> · {w(l, f.sorte)} · <span>{w(l, f.status)}</span> ·{" "}
             {when(l, f.hochgeladen_am)}
-            {f.fehler && <p class="error">{f.fehler}</p>}
+            {f.fehler && <p class="error" data-fehler={f.fehler}>{w(l, f.fehler)}</p>}
             {f.hinweis && <p class="warning">{f.hinweis}</p>}
             {Object.keys(f.angaben).length > 0 && (
               <dl class="facts" aria-label={w(l, "readValues")}>
-                {Object.entries(f.angaben).map(([k, val]) => (
-                  <>
-                    <dt>{k}</dt>
-                    <dd data-angabe={k}>{String(val)}</dd>
-                  </>
-                ))}
+                {Object.entries(f.angaben).map(([k, val]) => {
+                  const shown = documentValue(l, k, val);
+                  return (
+                    <>
+                      <dt>{shown.label}</dt>
+                      <dd data-angabe={k}>{shown.text}</dd>
+                    </>
+                  );
+                })}
               </dl>
             )}
           </div>
@@ -376,11 +403,17 @@ async function save(ctx: PageCtx, c: C) {
   if ("fields" in fields && Array.isArray(fields.fields)) {
     return await againWith(ctx, c, id, (current) => editPage(ctx, c, current, fields, f));
   }
-  // The listing is read only to show the form again: updateStock answers not_found itself.
+  // The listing is read only to show the form again: updateStock answers not_found itself. A status button saves
+  // the edits and changes the status in one action: a refused change (publish with fields missing) keeps neither,
+  // and the form is shown again with what was sent.
   const saved = await attempt(
     ctx,
     c,
-    () => memberAct(ctx, m, (a) => updateStock(a, id, fields as StockFields)),
+    () =>
+      memberAct(ctx, m, async (a) => {
+        const done = await updateStock(a, id, fields as StockFields);
+        return f.aktion ? await statusChange(a, id, f.aktion) : done;
+      }),
     (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
   );
   if (saved instanceof Response) return saved;
@@ -393,17 +426,22 @@ async function changeStatus(ctx: PageCtx, c: C) {
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
   const done = await attempt(ctx, c, async () => {
-    if (f.aktion === "publish") return await memberAct(ctx, m, (a) => publishStock(a, id));
-    if (f.aktion === "reserve") return (await memberAct(ctx, m, (a) => reserveStock(a, id))).listing;
-    if (f.aktion === "withdraw") return (await memberAct(ctx, m, (a) => withdrawStock(a, id))).listing;
     await getStock(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
-    throw new AppError("invalid_request", { field: "aktion" });
+    return await memberAct(ctx, m, (a) => statusChange(a, id, f.aktion ?? ""));
   }, async (problem) => {
     const current = await getStock(ctx.deps.db, m.officeId, id);
     return await editPage(ctx, c, current, problem);
   });
   if (done instanceof Response) return done;
   return c.redirect(`${BASE}/${done.id}?ok=saved`, 303);
+}
+
+/** The status change `aktion` (publish, reserve, withdraw) of listing `id` in action `a`; else `invalid_request`. */
+async function statusChange(a: Action, id: string, aktion: string): Promise<StockListing> {
+  if (aktion === "publish") return await publishStock(a, id);
+  if (aktion === "reserve") return (await reserveStock(a, id)).listing;
+  if (aktion === "withdraw") return (await withdrawStock(a, id)).listing;
+  throw new AppError("invalid_request", { field: "aktion" });
 }
 
 async function upload(ctx: PageCtx, c: C) {

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { listProposals } from "../agent/proposals.ts";
 import { STOCK_STATUSES, stockCounts, stockTitles } from "../catalogue/stock.ts";
 import { nowOf } from "../deps.ts";
+import { decimal } from "../catalogue/german.ts";
 import { listOfficeInquiries } from "../inquiries/inquiries.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { listOfficeViewings } from "../viewings/viewings.ts";
@@ -63,7 +64,7 @@ async function overview(ctx: PageCtx, c: C) {
       <div class="stats">
         {STOCK_STATUSES.map((s) => (
           <a href={`${WORKSPACE}/objekte?status=${s}`} data-status={s}>
-            <b>{counts[s]}</b>
+            <b>{decimal(counts[s], l)}</b>
             {w(l, s)}
           </a>
         ))}
@@ -106,7 +107,7 @@ function Section(
   return (
     <section aria-labelledby={`h-${p.id}`}>
       <h2 id={`h-${p.id}`}>
-        {w(p.l, p.title)} <span data-count={p.id}>({p.total})</span>
+        {w(p.l, p.title)} <span data-count={p.id}>({decimal(p.total, p.l)})</span>
       </h2>
       {p.total === 0 ? <p>{w(p.l, "none")}</p> : (
         <>

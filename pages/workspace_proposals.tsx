@@ -18,7 +18,7 @@ import {
 } from "../agent/proposals.ts";
 import { TEMPLATE_MAX } from "../agent/drafts.ts";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
-import { numberOfInput } from "../catalogue/german.ts";
+import { decimal, formDecimal, numberOfInput } from "../catalogue/german.ts";
 import { MESSAGE_MAX } from "../inquiries/inquiries.ts";
 import { stockTitles } from "../catalogue/stock.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -80,7 +80,11 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem) {
           <textarea id={`template-${t.art}`} name="text" rows={8} maxlength={TEMPLATE_MAX}>{t.text}</textarea>
           <button type="submit" name="aktion" value="speichern">{w(l, "save")}</button>
           {t.eigene && (
-            <button type="submit" name="aktion" value="zuruecksetzen">{w(l, "resetTemplate")}</button>
+            <details class="confirm">
+              <summary>{w(l, "resetTemplate")} …</summary>
+              <p>{w(l, "resetConfirm")}</p>
+              <button type="submit" name="aktion" value="zuruecksetzen">{w(l, "yesReset")}</button>
+            </details>
           )}
         </form>
       ))}
@@ -126,11 +130,15 @@ export function ProposalCards(
             {v.aenderungen && <Changes l={l} v={v} />}
             <button type="submit">{w(l, v.text === null ? "approveValues" : "approve")}</button>
           </form>
-          <form method="post" action={`${BASE}/${v.vorschlag_id}/verwerfen`}>
-            <CsrfField token={csrf} />
-            <input type="hidden" name="zurueck" value={p.back} />
-            <button type="submit">{w(l, "discard")}</button>
-          </form>
+          <details class="confirm">
+            <summary>{w(l, "discardMore")}</summary>
+            <form method="post" action={`${BASE}/${v.vorschlag_id}/verwerfen`}>
+              <CsrfField token={csrf} />
+              <input type="hidden" name="zurueck" value={p.back} />
+              <p>{w(l, "discardConfirm")}</p>
+              <button type="submit">{w(l, "yesDiscard")}</button>
+            </form>
+          </details>
         </article>
       ))}
     </>
@@ -149,14 +157,14 @@ function Changes(p: { l: "de" | "en"; v: Proposal }) {
               <td>
                 <label for={`neu-${v.vorschlag_id}-${field}`}>{wordOf(l, field)}</label>
               </td>
-              <td>{c.alt ?? "—"}</td>
+              <td>{typeof c.alt === "number" ? decimal(c.alt, l) : c.alt ?? "—"}</td>
               <td>
                 <input
                   id={`neu-${v.vorschlag_id}-${field}`}
                   name={`neu.${field}`}
                   type="text"
                   inputmode="decimal"
-                  value={c.neu === null ? "" : String(c.neu)}
+                  value={typeof c.neu === "number" ? formDecimal(c.neu, l) : c.neu ?? ""}
                 />
               </td>
             </tr>

@@ -8,6 +8,8 @@ import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { nowOf } from "../deps.ts";
 import { stockTitles } from "../catalogue/stock.ts";
+import type { ErrorReason } from "../errors.ts";
+import { isUuid } from "../ids.ts";
 import type { AppEnv } from "../routes/env.ts";
 import {
   cancelViewingSlot,
@@ -22,12 +24,12 @@ import {
 } from "../viewings/viewings.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
-import { CsrfField, TableHead } from "./layout.tsx";
+import { berlinIso, berlinParts } from "./berlin_time.ts";
+import { CsrfField, TableHead, Td } from "./layout.tsx";
+import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
   bad,
-  berlinIso,
-  berlinParts,
   type FormProblem,
   memberAct,
   memberOf,
@@ -104,7 +106,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<
       )}
       {r.total === 0
         ? <p>{w(l, "none")}</p>
-        : <SlotRows ctx={ctx} c={c} items={r.items} titles={titles} back={BASE} withForms />}
+        : <SlotRows ctx={ctx} c={c} items={r.items} titles={titles} back={BASE} withForms objekt={objekt} />}
       <Pager
         l={l}
         base={BASE}
@@ -152,37 +154,53 @@ export function SlotRows(
     titles: Map<string, string | null>;
     back: string;
     withForms: boolean;
+    /** The listing the list is filtered to: moving or cancelling returns to it. */
+    objekt?: string | undefined;
   },
 ) {
   const l = langOfRequest(p.c);
   const csrf = csrfToken(p.c, p.ctx.secure);
+  const titles = [w(l, "when"), w(l, "listing"), w(l, "booked"), w(l, "bookedBy"), ""];
   return (
-    <div class="scroll">
+    <div class="scroll slots">
       <table>
-        <TableHead titles={[w(l, "when"), w(l, "listing"), w(l, "booked"), w(l, "bookedBy"), ""]} />
+        <TableHead titles={titles} />
         <tbody>
           {p.items.map((s) => (
             <tr data-slot-id={s.id} data-status={s.status}>
-              <td>
-                {when(l, s.start)} – {berlinParts(s.end).time}
+              <Td label={titles[0]!}>
+                <span class="when">{when(l, s.start)} – {berlinParts(s.end).time}</span>
                 {s.status === "cancelled" && <span class="badge">{w(l, "cancelled")}</span>}
-              </td>
-              <td>
+              </Td>
+              <Td label={titles[1]!}>
                 <a href={`${WORKSPACE}/objekte/${s.listing_id}`}>
                   {p.titles.get(s.listing_id) ?? w(l, "listing")}
                 </a>
-              </td>
-              <td>
-                {s.booked}/{s.places}
-              </td>
-              <td>
-                {s.bookings.map((b) => (
-                  <div data-booking-id={b.id}>
-                    <a href={`${WORKSPACE}/anfragen/${b.inquiry_id}`}>{b.name ?? w(l, "seeker")}</a>
-                  </div>
+              </Td>
+              <Td label={titles[2]!}>
+                {decimal(s.booked, l)}/{decimal(s.places, l)}
+              </Td>
+              <Td label={titles[3]!}>
+                {s.bookings.length === 0 && "—"}
+                {s.bookings.map((b, i) => (
+                  <>
+                    {i > 0 && ", "}
+                    <a data-booking-id={b.id} href={`${WORKSPACE}/anfragen/${b.inquiry_id}`}>
+                      {b.name ?? w(l, "seeker")}
+                    </a>
+                  </>
                 ))}
+              </Td>
+              <td>
+                {p.withForms && s.status === "open" && (
+                  <SlotForms
+                    l={l}
+                    s={s}
+                    csrf={csrf}
+                    objekt={p.objekt}
+                  />
+                )}
               </td>
-              <td>{p.withForms && s.status === "open" && <SlotForms l={l} s={s} csrf={csrf} />}</td>
             </tr>
           ))}
         </tbody>
@@ -191,27 +209,37 @@ export function SlotRows(
   );
 }
 
-function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string }) {
+/** Move and cancel of one slot, each folded in a `<details>` so the row stays one line; cancelling asks first. */
+function SlotForms(p: { l: "de" | "en"; s: ProviderSlot; csrf: string; objekt: string | undefined }) {
   const { l, s } = p;
   const start = berlinParts(s.start);
   const end = berlinParts(s.end);
   return (
-    <>
-      <form method="post" action={`${BASE}/${s.id}/verlegen`}>
-        <CsrfField token={p.csrf} />
-        <label for={`date-${s.id}`}>{w(l, "date")}</label>
-        <input id={`date-${s.id}`} name="date" type="date" required value={start.date} />
-        <label for={`start-${s.id}`}>{w(l, "startTime")}</label>
-        <input id={`start-${s.id}`} name="start" type="time" required value={start.time} />
-        <label for={`end-${s.id}`}>{w(l, "endTime")}</label>
-        <input id={`end-${s.id}`} name="end" type="time" required value={end.time} />
-        <button type="submit">{w(l, "move")}</button>
-      </form>
-      <form method="post" action={`${BASE}/${s.id}/absagen`}>
-        <CsrfField token={p.csrf} />
-        <button type="submit">{w(l, "cancel")}</button>
-      </form>
-    </>
+    <div class="row-actions">
+      <details>
+        <summary>{w(l, "moveMore")}</summary>
+        <form method="post" action={`${BASE}/${s.id}/verlegen`}>
+          <CsrfField token={p.csrf} />
+          {p.objekt && <input type="hidden" name="objekt" value={p.objekt} />}
+          <label for={`date-${s.id}`}>{w(l, "date")}</label>
+          <input id={`date-${s.id}`} name="date" type="date" required value={start.date} />
+          <label for={`start-${s.id}`}>{w(l, "startTime")}</label>
+          <input id={`start-${s.id}`} name="start" type="time" required value={start.time} />
+          <label for={`end-${s.id}`}>{w(l, "endTime")}</label>
+          <input id={`end-${s.id}`} name="end" type="time" required value={end.time} />
+          <button type="submit">{w(l, "move")}</button>
+        </form>
+      </details>
+      <details class="confirm">
+        <summary>{w(l, "cancelMore")}</summary>
+        <form method="post" action={`${BASE}/${s.id}/absagen`}>
+          <CsrfField token={p.csrf} />
+          {p.objekt && <input type="hidden" name="objekt" value={p.objekt} />}
+          <p>{w(l, "cancelConfirm")}</p>
+          <button type="submit">{w(l, "yesCancel")}</button>
+        </form>
+      </details>
+    </div>
   );
 }
 
@@ -228,13 +256,14 @@ function slotsOf(f: Record<string, string>): SlotInput[] | FormProblem {
   const count = wholeIn(f.count, 1, MAX_SLOTS_PER_CALL);
   const places = wholeIn(f.places, PLACES.min, PLACES.max);
   const first = berlinIso(f.date ?? "", f.start ?? "");
-  const fields = [
-    ...(first === undefined ? ["date"] : []),
-    ...(minutes === undefined ? ["minutes"] : []),
-    ...(count === undefined ? ["count"] : []),
-    ...(places === undefined ? ["places"] : []),
-  ];
-  if (fields.length > 0) return { fields };
+  const reasons: Record<string, ErrorReason> = {
+    ...(first === undefined ? { date: "not_a_timestamp" as const } : {}),
+    ...(minutes === undefined ? { minutes: "out_of_range" as const } : {}),
+    ...(count === undefined ? { count: "out_of_range" as const } : {}),
+    ...(places === undefined ? { places: "out_of_range" as const } : {}),
+  };
+  const fields = Object.keys(reasons);
+  if (fields.length > 0) return { fields, reasons };
   return Array.from({ length: count! }, (_, i) => ({
     start: berlinIso(f.date!, f.start!, i * minutes!)!,
     end: berlinIso(f.date!, f.start!, (i + 1) * minutes!)!,
@@ -242,7 +271,15 @@ function slotsOf(f: Record<string, string>): SlotInput[] | FormProblem {
   }));
 }
 
+/** The create form's field of a refusal's field (the form has no end: its length is in minutes). */
 const DOMAIN_FIELD: Record<string, string> = { slots: "count", end: "minutes" };
+
+/** A refusal of the create form with its fields (and their reasons) renamed to the form's. */
+function ofCreateForm(problem: FormProblem): FormProblem {
+  const name = (x: string) => DOMAIN_FIELD[x] ?? x;
+  const reasons = Object.entries(problem.reasons ?? {}).map(([f, r]) => [name(f), r]);
+  return { ...problem, fields: problem.fields.map(name), reasons: Object.fromEntries(reasons) };
+}
 
 async function create(ctx: PageCtx, c: C) {
   const f = await csrfForm(ctx, c);
@@ -254,7 +291,7 @@ async function create(ctx: PageCtx, c: C) {
     ctx,
     c,
     () => memberAct(ctx, m, (a) => createViewingSlots(a, f.objekt ?? "", slots)),
-    (problem) => listPage(ctx, c, { ...problem, fields: problem.fields.map((x) => DOMAIN_FIELD[x] ?? x) }, f),
+    (problem) => listPage(ctx, c, ofCreateForm(problem), f),
   );
   if (done instanceof Response) return done;
   return c.redirect(`${BASE}?objekt=${done.listing_id}&ok=saved`, 303);
@@ -267,15 +304,16 @@ async function move(ctx: PageCtx, c: C) {
   const start = berlinIso(f.date ?? "", f.start ?? "");
   const end = berlinIso(f.date ?? "", f.end ?? "");
   const fields = [...(start === undefined ? ["start"] : []), ...(end === undefined ? ["end"] : [])];
-  if (fields.length > 0) return await listPage(ctx, c, { fields });
+  const reasons = Object.fromEntries(fields.map((x) => [x, "not_a_timestamp" as const]));
+  if (fields.length > 0) return await listPage(ctx, c, { fields, reasons }, kept(f));
   const done = await attempt(
     ctx,
     c,
     () => memberAct(ctx, m, (a) => moveViewingSlot(a, c.req.param("id") ?? "", { start: start!, end: end! })),
-    (problem) => listPage(ctx, c, problem),
+    (problem) => listPage(ctx, c, problem, kept(f)),
   );
   if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?ok=saved`, 303);
+  return c.redirect(backTo(f, "saved"), 303);
 }
 
 async function cancel(ctx: PageCtx, c: C) {
@@ -286,8 +324,19 @@ async function cancel(ctx: PageCtx, c: C) {
     ctx,
     c,
     () => memberAct(ctx, m, (a) => cancelViewingSlot(a, c.req.param("id") ?? "")),
-    (problem) => listPage(ctx, c, problem),
+    (problem) => listPage(ctx, c, problem, kept(f)),
   );
   if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?ok=done`, 303);
+  return c.redirect(backTo(f, "done"), 303);
+}
+
+/** The listing a move or cancel form came from (a valid id only), to show its list again. */
+function kept(f: Record<string, string>): Record<string, string> {
+  return f.objekt && isUuid(f.objekt) ? { objekt: f.objekt.toLowerCase() } : {};
+}
+
+/** The slot list a move or cancel returns to (the listing's, when it came from one) with notice `ok`. */
+function backTo(f: Record<string, string>, ok: string): string {
+  const objekt = kept(f).objekt;
+  return `${BASE}?${new URLSearchParams({ ...(objekt ? { objekt } : {}), ok })}`;
 }

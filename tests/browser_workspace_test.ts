@@ -111,7 +111,7 @@ Deno.test({
             await submit(page, "form[action='/anbieter/objekte/neu'] button[type=submit]");
             listingId = new URL(page.url()).pathname.split("/").pop()!;
             assert.equal(await page.getAttribute("strong[data-status]", "data-status"), "draft");
-            assert.equal(await page.inputValue("#asked_price"), "365000");
+            assert.equal(await page.inputValue("#asked_price"), "365.000");
           });
 
           await t.step(`${width}: upload a brochure and see what was read`, async () => {
@@ -136,7 +136,7 @@ Deno.test({
               "brochure read",
             );
             await page.reload();
-            assert.equal(await page.textContent("dd[data-angabe='zimmer']"), "3.5");
+            assert.equal(await page.textContent("dd[data-angabe='zimmer']"), "3,5");
             await shot(page, "listing-edit", width);
           });
 
@@ -210,6 +210,7 @@ Deno.test({
               assert.equal(await page.locator(`tr[data-slot-id='${slotId}'] [data-booking-id]`).count(), 1);
               await shot(page, "viewings", width);
               const row = page.locator(`tr[data-slot-id='${slotId}']`);
+              await row.locator("summary", { hasText: "Verlegen" }).click();
               await row.locator("input[name=start]").fill("16:00");
               await row.locator("input[name=end]").fill("16:45");
               await submit(page, `form[action='/anbieter/termine/${slotId}/verlegen'] button`);

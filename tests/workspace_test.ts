@@ -171,7 +171,7 @@ Deno.test("workspace: a member sees the office's overview, stock, inquiries, vie
   const list = await janeA.send("/anbieter/anfragen");
   assert.ok(list.html.includes(inqA.inquiryId));
   assert.ok(!list.html.includes(inqB.inquiryId));
-  assert.match(list.html, /data-quelle="service"/);
+  assert.match(list.html, /data-channel="website"/);
   const thread = await janeA.send(`/anbieter/anfragen/${inqA.inquiryId}`);
   assert.equal(thread.status, 200);
   assert.match(thread.html, /gustav@example\.org/);

@@ -200,7 +200,8 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const r = await listOfficeInquiries(deps, officeOf(principal), args);
-    const data = { ...r, page: args.page, page_size: args.page_size };
+    // The tool's items are its schema's fields (the workspace's list has more).
+    const data = listSchema.parse({ ...r, page: args.page, page_size: args.page_size });
     return { data, text: listText(data) };
   });
 
@@ -215,16 +216,19 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     output: threadSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
-    const t = await getOfficeInquiry(deps, officeOf(principal), args.inquiry_id);
+    const t = threadSchema.parse(await getOfficeInquiry(deps, officeOf(principal), args.inquiry_id));
     return { data: t, text: threadText(t, true) };
   });
 
   addTool(server, deps, {
     name: "reply_to_inquiry",
     title: "Anfrage beantworten / Reply to inquiry",
-    description: "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. " +
-      "Abgelehnte oder geschlossene Anfragen: conflict. Replies to an inquiry of your office with a message; " +
-      "status afterwards answered. Rejected or closed inquiries: conflict. Returns the message id.",
+    description:
+      "Beantwortet eine Anfrage Ihres Büros mit einer Nachricht; Status danach beantwortet. Offene " +
+      "Entwürfe des Assistenten zu dieser Anfrage werden dabei verworfen. Abgelehnte oder geschlossene Anfragen: " +
+      "conflict. Replies to an inquiry of your office with a message; status afterwards answered. The " +
+      "assistant's open drafts for this inquiry are discarded with it. Rejected or closed inquiries: conflict. " +
+      "Returns the message id.",
     input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
     output: messageResult,
     annotations: ADDS,
@@ -246,7 +250,8 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     description:
       "Lehnt eine Anfrage Ihres Büros ab, optional mit einer Nachricht an die anfragende Person; danach " +
       "nimmt die Anfrage keine Nachrichten mehr an. Rejects an inquiry of your office, optionally with a message " +
-      "to the inquirer; afterwards the inquiry takes no more messages. Rejecting again answers conflict. " +
+      "to the inquirer; afterwards the inquiry takes no more messages, and the assistant's open drafts for it " +
+      "are discarded. Rejecting again answers conflict. " +
       "Returns the status and the message id (null without a message).",
     input: z.object({
       inquiry_id: idArg("Anfrage-ID / inquiry id"),
