@@ -4,7 +4,7 @@
  * `detail`. A reason without an entry falls back to a general sentence, so a new reason never shows English.
  */
 import type { ErrorFacts, ErrorReason } from "../errors.ts";
-import { MAX_SLOT_MS } from "../viewings/viewings.ts";
+import { MAX_SLOT_MS } from "../viewings/slots.ts";
 import type { Lang } from "./i18n.ts";
 
 const SLOT_HOURS = MAX_SLOT_MS / 3_600_000;

@@ -15,13 +15,15 @@ import {
   cancelViewingSlot,
   createViewingSlots,
   listOfficeViewings,
+  moveViewingSlot,
+} from "../viewings/viewings.ts";
+import {
   MAX_SLOT_MS,
   MAX_SLOTS_PER_CALL,
-  moveViewingSlot,
   PLACES,
   type ProviderSlot,
   type SlotInput,
-} from "../viewings/viewings.ts";
+} from "../viewings/slots.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { berlinIso, berlinParts } from "./berlin_time.ts";

@@ -15,12 +15,10 @@ import {
   createViewingSlots,
   listOfficeViewings,
   listSeekerSlots,
-  MAX_SLOTS_PER_CALL,
   moveViewingSlot,
-  PLACES,
-  type ProviderSlot,
   slotLineDe,
 } from "../../viewings/viewings.ts";
+import { MAX_SLOTS_PER_CALL, PLACES, type ProviderSlot } from "../../viewings/slots.ts";
 import { whenDe } from "../../viewings/text.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 
