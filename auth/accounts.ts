@@ -83,7 +83,9 @@ export async function removeProvider(deps: ActDeps, email: string): Promise<bool
   const person = await userByEmail(deps.db, email);
   if (!person || person.role !== "provider") return false;
   const providerRight = rightOfRole("provider");
-  const apps = (await connectionsOf(deps.db, person.id)).filter((c) => c.scopes.includes(providerRight));
+  const apps = (await connectionsOf(deps.db.kysely, person.id)).filter((c) =>
+    c.scopes.includes(providerRight)
+  );
   return await act(deps, SERVICE, async (a) => {
     const ended = await leaveOffice(a.tx, person.id, a.now);
     for (const c of apps) await disconnectApp(a, person.id, c.clientId);

@@ -20,8 +20,8 @@ export interface ConnectionRow {
 }
 
 /** Every app `userId` has consented to, newest first. */
-export async function connectionsOf(db: Db, userId: string): Promise<ConnectionRow[]> {
-  const rows = await db.kysely.selectFrom("oauthConsent as k")
+export async function connectionsOf(q: Kysely<Database>, userId: string): Promise<ConnectionRow[]> {
+  const rows = await q.selectFrom("oauthConsent as k")
     .innerJoin("oauthClient as c", "c.clientId", "k.clientId")
     .leftJoin(
       "oauth_connection_usage as u",

@@ -9,6 +9,8 @@ import { dropOpenDeliveries } from "../db/deliveries.ts";
 import { recentAttempts } from "../db/delivery_log.ts";
 import { deliveryOverview } from "../db/subscription_state.ts";
 import { connectionsOf } from "../db/oauth.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
 import {
   deleteOptOut,
   endSubscriptions,
@@ -175,13 +177,13 @@ async function deliveriesOf(
  * looks exactly like one that does not exist).
  */
 async function checkTarget(
-  deps: Pick<AppDeps, "db">,
+  q: Kysely<Database>,
   userId: string,
   clientId: string,
   name: string,
 ): Promise<EventName> {
   if (!isEventName(name) || !clientId) throw new AppError("not_found");
-  const connection = (await connectionsOf(deps.db, userId)).find((c) => c.clientId === clientId);
+  const connection = (await connectionsOf(q, userId)).find((c) => c.clientId === clientId);
   if (!connection || !serversOfScopes(connection.scopes).includes(EVENT_SERVER[name])) {
     throw new AppError("not_found");
   }
@@ -200,7 +202,7 @@ export async function switchEventOff(
   clientId: string,
   name: string,
 ): Promise<string[]> {
-  const event = await checkTarget(a.deps, userId, clientId, name);
+  const event = await checkTarget(a.tx, userId, clientId, name);
   await lockApp(a.tx, userId, clientId);
   await insertOptOut(a.tx, userId, clientId, event, a.now);
   const ended = await endSubscriptions(a.tx, { userId, clientId, name: event }, {
@@ -222,7 +224,7 @@ export async function switchEventOn(
   clientId: string,
   name: string,
 ): Promise<void> {
-  const event = await checkTarget(a.deps, userId, clientId, name);
+  const event = await checkTarget(a.tx, userId, clientId, name);
   await deleteOptOut(a.tx, userId, clientId, event);
   a.afterCommit(() => a.deps.log.log("info", "event switched on", { userId, clientId, name: event }));
 }

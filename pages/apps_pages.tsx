@@ -90,7 +90,7 @@ async function appsPage(
   const session = await sessionOf(ctx.auth, c);
   if (!session) return c.redirect(LOGIN_PAGE, 303);
   const [apps, events, provider] = await Promise.all([
-    connectionsOf(ctx.deps.db, session.userId),
+    connectionsOf(ctx.deps.db.kysely, session.userId),
     appSubscriptions(ctx.deps, session.userId),
     isProvider(ctx, session.userId),
   ]);
