@@ -6,7 +6,7 @@
 import type { Db } from "../db/connection.ts";
 import { type PersonAccess, personAccess } from "../db/accounts.ts";
 
-/** The account page of a seeker (it leads on to the connected apps). */
+/** The account start page (a seeker's inquiries and saved searches, links to the other account pages). */
 export const ACCOUNT_PAGE = "/konto";
 /** The agent workspace of a provider with an active membership. */
 export const WORKSPACE_PAGE = "/anbieter";

@@ -1,6 +1,7 @@
 /**
  * Outgoing mail. Every mail is recorded in `mail_outbox` first: account mails by {@linkcode sendMail}, mails to
- * inquirers in the transaction of the provider's action (inquiries/inquirer_mail.ts).
+ * inquirers in the transaction of the provider's action (inquiries/inquirer_mail.ts), alert mails of saved
+ * searches in the transaction of the saved-search run (searches/search_alerts.ts).
  *
  * Without `SMTP_URL` a mail stays recorded, unsent, and its text is written to the log (development and tests read
  * verification links from there); it is never retried. With `SMTP_URL` it is sent over SMTP (auth/smtp.ts) and
@@ -27,6 +28,7 @@ import {
 } from "../db/mail_delivery.ts";
 import type { Logger } from "../log.ts";
 import { inquiryMailExtras } from "../inquiries/inquiry_address.ts";
+import { alertMailExtras } from "../searches/alert_address.ts";
 import { SMTP_TIMEOUT_MS, type SmtpOptions, smtpSend } from "./smtp.ts";
 
 /** One mail to send. */
@@ -76,7 +78,7 @@ export async function sendMail(
   const id = await insertMail(deps.db.kysely, { ...mail, nextAttemptAt: leaseUntil, leaseUntil });
   logRecorded(deps, { id, to: mail.to, subject: mail.subject, body: mail.body });
   if (!smtp) return { id, sent: false };
-  const attempt = attemptMail(deps, { id, ...mail, inquiry: null, attempt: 1 });
+  const attempt = attemptMail(deps, { id, ...mail, inquiry: null, alert: null, attempt: 1 });
   if (!opts.background) return { id, sent: await attempt };
   attempt.catch((err) =>
     deps.log.log("warn", "mail attempt failed; the sweep retries it", {
@@ -104,7 +106,16 @@ async function attemptMail(deps: MailDeps, m: ClaimedMail): Promise<boolean> {
     deps.log.log("info", "mail not sent: the inquirer stopped mails about the inquiry", { mailId: m.id });
     return false;
   }
-  const extras = m.inquiry ? inquiryMailExtras(deps.config, m.inquiry) : undefined;
+  if (m.alert?.stopped) {
+    await markMailKept(deps.db, m.id, "alert switched off");
+    deps.log.log("info", "mail not sent: the saved search's alert was switched off", { mailId: m.id });
+    return false;
+  }
+  const extras = m.inquiry
+    ? inquiryMailExtras(deps.config, m.inquiry)
+    : m.alert
+    ? alertMailExtras(deps.config, m.alert)
+    : undefined;
   const result = await smtpSend(
     deps.config.smtpUrl!,
     {

@@ -14,6 +14,8 @@ export interface NewMail {
   body: string;
   /** The inquiry a mail to an inquirer is about (its reply address and stop line are added when sending). */
   inquiryId?: string | null;
+  /** The saved search an alert mail is about (its stop line is added when sending). */
+  savedSearchId?: string | null;
   /** When the first attempt is due; null: nothing to send (no SMTP). */
   nextAttemptAt?: Date | null;
   /** Held by the recording process until then (it tries at once); counts as attempt 1. */
@@ -27,6 +29,7 @@ export async function insertMail(q: Q, m: NewMail): Promise<string> {
     subject: m.subject,
     body: m.body,
     inquiry_id: m.inquiryId ?? null,
+    saved_search_id: m.savedSearchId ?? null,
     next_attempt_at: m.nextAttemptAt ?? null,
     lease_until: m.leaseUntil ?? null,
     attempts: m.leaseUntil ? 1 : 0,

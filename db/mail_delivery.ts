@@ -13,6 +13,8 @@ export interface ClaimedMail {
   body: string;
   /** For a mail to an inquirer: the inquiry, its tokens and whether its mails were stopped. */
   inquiry: { inquiryId: string; replyToken: string; stopToken: string; stopped: boolean } | null;
+  /** For an alert mail of a saved search: the search, its stop token and whether its alert was switched off. */
+  alert: { savedSearchId: string; stopToken: string; stopped: boolean } | null;
   /** The number of the attempt being made (1 for the first). */
   attempt: number;
 }
@@ -36,17 +38,22 @@ export async function claimDueMails(
     reply_token: string | null;
     stop_token: string | null;
     stopped: boolean | null;
+    saved_search_id: string | null;
+    alert_token: string | null;
+    alert_off: boolean | null;
     attempts: number;
   }>`
     update mail_outbox m set lease_until = ${leaseUntil}, next_attempt_at = ${leaseUntil}, attempts = m.attempts + 1
       from mail_outbox o left join inquiry_mail_tokens t on t.inquiry_id = o.inquiry_id
+                         left join saved_searches s on s.id = o.saved_search_id
      where m.id = o.id and m.id = any(array(
        select id from mail_outbox
         where sent_at is null and next_attempt_at <= ${now} and (lease_until is null or lease_until <= ${now})
         order by next_attempt_at limit ${limit}
         for update skip locked))
     returning m.id, m.to_address, m.subject, m.body, m.inquiry_id, t.reply_token, t.stop_token,
-              t.stopped_at is not null as stopped, m.attempts`.execute(db.kysely);
+              t.stopped_at is not null as stopped, m.saved_search_id, s.alert_token,
+              s.alert = 'off' as alert_off, m.attempts`.execute(db.kysely);
   return r.rows.map((m) => ({
     id: m.id,
     to: m.to_address,
@@ -54,6 +61,9 @@ export async function claimDueMails(
     body: m.body,
     inquiry: m.inquiry_id && m.reply_token && m.stop_token
       ? { inquiryId: m.inquiry_id, replyToken: m.reply_token, stopToken: m.stop_token, stopped: !!m.stopped }
+      : null,
+    alert: m.saved_search_id && m.alert_token
+      ? { savedSearchId: m.saved_search_id, stopToken: m.alert_token, stopped: m.alert_off !== false }
       : null,
     attempt: m.attempts,
   }));

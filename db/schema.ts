@@ -158,6 +158,8 @@ export interface MailOutboxTable {
   given_up_at: Timestamp | null;
   /** The inquiry a mail to an inquirer is about. */
   inquiry_id: string | null;
+  /** The saved search an alert mail is about (migration 0029). */
+  saved_search_id: Generated<string | null>;
 }
 
 /** Per inquiry: the tokens of its reply address and stop link, and when mails about it were stopped. */
@@ -335,6 +337,10 @@ export interface SavedSearchesTable {
   filters: ColumnType<unknown, string, string>;
   last_run_at: GeneratedTimestamp;
   created_at: GeneratedTimestamp;
+  /** E-mail alerts (migration 0029): `off`, `daily`, `instant`; the stop link's token; matches mailed up to. */
+  alert: Generated<"off" | "daily" | "instant">;
+  alert_token: Generated<string | null>;
+  alert_since: Generated<Date | null>;
 }
 
 /** A listing a saved search found in one of its runs. */

@@ -236,21 +236,6 @@ const TEXTS = {
   showMap: ["Auf OpenStreetMap anzeigen", "Show on OpenStreetMap"],
   noMap: ["Keine Koordinaten angegeben.", "No coordinates given."],
   baselineTitle: ["Lagewert", "Location baseline"],
-  baselineBrw: [
-    "Bodenrichtwert des Gutachterausschusses (amtlicher Wert, je m² Grundstücksfläche)",
-    "Official land value of the expert committee (per m² of land)",
-  ],
-  baselineCmp: [
-    "Mittelwert (getrimmter Median) vergleichbarer Angebote aus unserem Bestand",
-    "Trimmed median of comparable listings from our own stock",
-  ],
-  baselineNone: [
-    "Für diese Lage gibt es keine Grundlage für einen Richtwert; wir nennen daher keine Zahl.",
-    "There is no basis for a guide value at this location, so we give no number.",
-  ],
-  source: ["Quelle", "Source"],
-  stichtag: ["Stichtag", "Reference date"],
-  gfz: ["GFZ", "Floor-area ratio"],
   inquiryTitle: ["Anfrage an den Anbieter", "Inquiry to the provider"],
   message: ["Ihre Nachricht", "Your message"],
   phoneOptional: ["Telefon (freiwillig)", "Phone (optional)"],
@@ -429,16 +414,6 @@ const TEXTS = {
   inquiryFieldMessage: [
     "Ihre Nachricht: Bitte schreiben Sie eine Nachricht mit 1 bis 10.000 Zeichen.",
     "Your message: please write a message of 1 to 10,000 characters.",
-  ],
-  // --- location baseline ---
-  baselineInvented: [
-    "Beispieldaten – erfundener Wert, kein amtlicher Bodenrichtwert",
-    "Sample data – an invented value, not an official land value",
-  ],
-  dataSource: ["Datenquelle", "Data source"],
-  baselineRentNote: [
-    "Bodenrichtwerte gelten nur für den Kauf; für Mieten zählen nur echte Vergleichsangebote, keine Beispielobjekte.",
-    "Land values apply to purchases only; for rents only real comparable listings count, never sample listings.",
   ],
 } as const;
 

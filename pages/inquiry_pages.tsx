@@ -23,6 +23,8 @@ import { type Lang, t, type TextKey } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 import { langOfRequest, pageAct, type PageCtx, readForm, when } from "./common.ts";
 import { messagePage, notFoundPage, type Person, personOf } from "./page_person.tsx";
+import { BackToSearch } from "./back_link.tsx";
+import { searchBack } from "./return_path.ts";
 
 type C = Context<AppEnv>;
 
@@ -144,6 +146,7 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
       {(sent === "anfrage" || sent === "nachricht") && (
         <p class="notice" role="status">{t(l, sent === "anfrage" ? "inquirySentAccount" : "threadSent")}</p>
       )}
+      {sent === "anfrage" && <BackToSearch l={l} back={searchBack(c.req.query("suche"))} />}
       <p>
         {t(l, "inquiryOf")} {when(l, thread.created_at)} · {t(l, "status")}:{" "}
         <strong id="inquiry-status">{t(l, STATUS_TEXT[thread.status])}</strong> ·{" "}

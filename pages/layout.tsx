@@ -8,6 +8,7 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { type Lang, t } from "./i18n.ts";
+import { st } from "./saved_search_texts.ts";
 
 const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -109,6 +110,7 @@ function AccountMenu(p: LayoutProps) {
     <details class="menu">
       <summary>{t(p.lang, "account")}</summary>
       <nav class="panel" aria-label={t(p.lang, "account")}>
+        <a href="/konto">{st(p.lang, "accountTitle")}</a>
         <a href="/konto/anfragen">{t(p.lang, "myInquiries")}</a>
         <a href="/konto/apps">{t(p.lang, "connectedApps")}</a>
         <a href="/konto/schluessel">{t(p.lang, "apiKeys")}</a>

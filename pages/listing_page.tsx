@@ -33,6 +33,8 @@ const INQUIRY_FIELD_ERROR: Record<InquiryField, TextKey> = {
 const INQUIRY_ERROR_ID = "anfrage-fehler";
 import { messagePage, notFoundPage, type Person, personOf } from "./page_person.tsx";
 import { Baseline } from "./baseline_box.tsx";
+import { BackToSearch, SearchBackField } from "./back_link.tsx";
+import { searchBack, searchOfRequest } from "./return_path.ts";
 
 /** What the inquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
 interface InquiryState {
@@ -40,6 +42,8 @@ interface InquiryState {
   field?: InquiryField | undefined;
   status?: 400 | 429;
   values?: { name?: string; email?: string; phone?: string; message?: string };
+  /** The search the seeker came from, carried through a refused POST. */
+  back?: string | undefined;
 }
 
 export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
@@ -49,6 +53,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
   const l = langOfRequest(c);
   const csrf = csrfToken(c, ctx.secure);
   const baseline = await baselineOf(ctx, listing);
+  const back = state.back ?? searchOfRequest(c, ctx.deps.config.baseUrl);
   return c.html(
     <Layout
       lang={l}
@@ -57,6 +62,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
       provider={person?.workspace}
       csrf={csrf}
     >
+      <BackToSearch l={l} back={back} />
       {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}
       <ListingFacts l={l} listing={listing} />
       <h2>{t(l, "location")}</h2>
@@ -65,7 +71,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
       <Baseline l={l} baseline={baseline} rent={listing.transaction_type === "rent"} />
       <section id="anfrage">
         <h2>{t(l, "inquiryTitle")}</h2>
-        <InquiryForm l={l} listing={listing} person={person} csrf={csrf} state={state} />
+        <InquiryForm l={l} listing={listing} person={person} csrf={csrf} state={{ ...state, back }} />
       </section>
     </Layout>,
     state.status ?? 200,
@@ -144,6 +150,7 @@ function InquiryForm(
     <form method="post" action={`/objekte/${p.listing.id}/anfrage#anfrage`}>
       {state.error && <p class="error" role="alert" id={INQUIRY_ERROR_ID}>{t(l, state.error)}</p>}
       <CsrfField token={p.csrf} />
+      <SearchBackField back={state.back} />
       {person
         ? (
           <p id="sending-as">
@@ -223,26 +230,28 @@ export async function inquire(ctx: PageCtx, c: C) {
     return messagePage(c, { title: "inquiryTitle", text: "providerNote", status: 403, person }, ctx.secure);
   }
   const values = { name: f.name, email: f.email, phone: f.phone, message: f.message };
+  const back = searchBack(f.suche);
   const input = inquiryInput(f, person);
   try {
     const actor: Actor = person ? { kind: "seeker", userId: person.userId } : { kind: "guest" };
     const sent = await pageAct(ctx, actor, (a) => sendInquiry(a, { listingId: id, ...input }));
+    const suche = back ? `suche=${encodeURIComponent(back)}` : "";
     return c.redirect(
       person
-        ? `/konto/anfragen/${sent.inquiryId}?gesendet=anfrage`
-        : `/objekte/${id.toLowerCase()}/anfrage/gesendet`,
+        ? `/konto/anfragen/${sent.inquiryId}?gesendet=anfrage${suche && `&${suche}`}`
+        : `/objekte/${id.toLowerCase()}/anfrage/gesendet${suche && `?${suche}`}`,
       303,
     );
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     if (e.code === "not_found") return notFoundPage(ctx, c, person);
     if (e.code === "rate_limited") {
-      return listingPage(ctx, c, { error: "inquiryLimited", status: 429, values });
+      return listingPage(ctx, c, { error: "inquiryLimited", status: 429, values, back });
     }
     if (e.code === "invalid_request") {
       const field = inquiryField(e.facts.field);
       const error = field ? INQUIRY_FIELD_ERROR[field] : "inquiryInvalid";
-      return listingPage(ctx, c, { error, field, status: 400, values });
+      return listingPage(ctx, c, { error, field, status: 400, values, back });
     }
     throw e;
   }
@@ -269,9 +278,7 @@ export async function inquirySentPage(ctx: PageCtx, c: C) {
       <p>
         <a href={`/objekte/${listing.id}`}>{listing.title ?? t(l, "untitled")}</a>
       </p>
-      <p>
-        <a href="/objekte">{t(l, "backToSearch")}</a>
-      </p>
+      <BackToSearch l={l} back={searchOfRequest(c, ctx.deps.config.baseUrl)} />
     </Layout>,
   );
 }

@@ -21,8 +21,8 @@ import { passwordPageRoutes } from "./password_pages.tsx";
 import { inquiryMailPageRoutes } from "./inquiry_mail_pages.tsx";
 import { startPageRoutes } from "./start_page.tsx";
 import { workspacePageRoutes } from "./workspace_pages.tsx";
-
-/** The account's home, which leads to the connected-apps page. */
+import { accountStartPage } from "./account_start_page.tsx";
+import { savedSearchPageRoutes } from "./saved_search_pages.tsx";
 
 /**
  * The pages sub-app, mounted at "/". The resource sub-apps bring the page middleware themselves; the page-wide
@@ -35,7 +35,6 @@ export function pageRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   app.route("/", signInPageRoutes(ctx));
   app.route("/", passwordPageRoutes(ctx));
   app.route(CONSENT_PAGE, consentPageRoutes(ctx));
-  app.get(ACCOUNT_PAGE, (c) => c.redirect(APPS_PAGE, 303));
   app.route(APPS_PAGE, appsPageRoutes(ctx));
   app.route(KEYS_PAGE, keyPageRoutes(ctx));
   app.route(WORKSPACE_PAGE, workspacePageRoutes(ctx));
@@ -44,5 +43,7 @@ export function pageRoutes(deps: AppDeps, auth: AuthHandle): Hono<AppEnv> {
   app.route("/", inquiryPageRoutes(ctx));
   app.route("/", inquiryMailPageRoutes(ctx));
   app.route("/", startPageRoutes(ctx));
+  app.get(ACCOUNT_PAGE, (c) => accountStartPage(ctx, c));
+  app.route("/", savedSearchPageRoutes(ctx));
   return app;
 }

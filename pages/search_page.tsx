@@ -20,6 +20,7 @@ import { type Lang, t, type TextKey } from "./i18n.ts";
 import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx } from "./common.ts";
 import { personOf } from "./page_person.tsx";
+import { SaveSearchLink } from "./saved_search_pages.tsx";
 import { truncate } from "../text.ts";
 
 type C = Context<AppEnv>;
@@ -128,6 +129,7 @@ export async function searchPage(ctx: PageCtx, c: C) {
           <p id="total">
             {decimal(result.total, l)} {t(l, "found")}
           </p>
+          <SaveSearchLink l={l} filter={parsed.filter} signedIn={!!person} />
           {result.items.length === 0
             ? <p>{t(l, "noResults")}</p>
             : result.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}

@@ -2,7 +2,8 @@
  * The sign-in, sign-up and sign-out pages (`/anmelden`, `/registrieren`, `/abmelden`) and the page that sends a
  * new e-mail confirmation link (`/bestaetigung-anfordern`). Sign-in carries a signed OAuth query through to
  * better-auth, which answers with the consent page or the client's redirect URI; without one, a person lands on
- * their account home (`auth/account_home.ts`). The confirmation link returns to `/anmelden?verified=1`: signed in
+ * their account home (`auth/account_home.ts`), or on the page of this site that sent them to sign in (`weiter`, a
+ * path under `/objekte` or `/konto`, checked by `pages/return_path.ts`). The confirmation link returns to `/anmelden?verified=1`: signed in
  * by the link, the person is taken home; with better-auth's `error=…` the page says the link is invalid or expired
  * and offers a new one. An unconfirmed person who signs in is sent a new link (within the per-address limits of
  * `auth/account_mail.ts`), and the page says whether it was sent.
@@ -21,6 +22,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { addressKey, clientAddress } from "../routes/client_address.ts";
 import { RATE_RULES } from "../routes/rate_limit.ts";
 import { APPS_PAGE } from "./apps_pages.tsx";
+import { returnPath } from "./return_path.ts";
 import { accountText, type PageMsg, pageText } from "./account_texts.ts";
 import { callAuth, passCookies, sessionOf } from "./auth_calls.ts";
 import { langOfRequest, oauthQuery, type PageCtx, pageMiddleware, queryOf } from "./common.ts";
@@ -74,9 +76,14 @@ async function signInLanding(ctx: Ctx, c: C) {
   return signInPage(ctx, c, {});
 }
 
-function signInPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; email?: string; oq?: string }) {
+function signInPage(
+  ctx: Ctx,
+  c: C,
+  p: { error?: PageMsg; notice?: PageMsg; email?: string; oq?: string; back?: string | undefined },
+) {
   const l = langOfRequest(c);
   const oq = p.oq ?? oauthQuery(queryOf(c));
+  const back = oq ? undefined : p.back ?? returnPath(c.req.query("weiter"), ctx.deps.config.baseUrl);
   const status = p.error === "throttled" ? 429 : p.error ? 401 : 200;
   return c.html(
     <Layout lang={l} title={t(l, "signIn")}>
@@ -85,6 +92,7 @@ function signInPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; emai
       <form method="post" action={LOGIN_PAGE}>
         <CsrfField token={csrfToken(c, ctx.secure)} />
         {oq && <input type="hidden" name="oauth_query" value={oq} />}
+        {back && <input type="hidden" name="weiter" value={back} />}
         <label for="email">{t(l, "email")}</label>
         <input id="email" name="email" type="email" required autocomplete="username" value={p.email ?? ""} />
         <label for="password">{t(l, "password")}</label>
@@ -107,8 +115,9 @@ async function signIn(ctx: Ctx, c: C) {
   if (f instanceof Response) return f;
   const email = accountAddress(f.email);
   const oq = oauthQuery(f.oauth_query);
-  if (!email || !f.password) return signInPage(ctx, c, { error: "badCredentials", email, oq });
-  if (!await signInAllowed(ctx, c, email)) return signInPage(ctx, c, { error: "throttled", email, oq });
+  const back = returnPath(f.weiter, ctx.deps.config.baseUrl);
+  if (!email || !f.password) return signInPage(ctx, c, { error: "badCredentials", email, oq, back });
+  if (!await signInAllowed(ctx, c, email)) return signInPage(ctx, c, { error: "throttled", email, oq, back });
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-in/email", {
     email,
     password: f.password.slice(0, 200),
@@ -122,11 +131,13 @@ async function signIn(ctx: Ctx, c: C) {
       error: sent === "limited" ? "notVerifiedLimited" : "notVerifiedSent",
       email,
       oq,
+      back,
     });
   }
-  if (res.status !== 200) return signInPage(ctx, c, { error: "badCredentials", email, oq });
+  if (res.status !== 200) return signInPage(ctx, c, { error: "badCredentials", email, oq, back });
   passCookies(c, res.setCookies);
-  return c.redirect(absoluteRedirect(ctx, await afterSignIn(ctx, res.body, oq)), 303);
+  const to = !oq && back ? back : await afterSignIn(ctx, res.body, oq);
+  return c.redirect(absoluteRedirect(ctx, to), 303);
 }
 
 /**

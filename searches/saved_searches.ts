@@ -27,6 +27,7 @@ import {
 import { AppError } from "../errors.ts";
 import { hasControlCharacter } from "../text.ts";
 import { recordEvent } from "../events/outbox.ts";
+import { recordAlertMail } from "./search_alerts.ts";
 import { act, type ActDeps, actingSeeker, type Action, type AppDeps, nowOf, SERVICE } from "../deps.ts";
 
 /** At most this many saved searches per seeker; one more answers `conflict`. */
@@ -184,12 +185,16 @@ export function matchesSatz(count: number, name: string | null): string {
   return name ? `${hits} für Ihre Suche „${name}“.` : `${hits} für Ihre gespeicherte Suche.`;
 }
 
+/** What a run needs: an action's dependencies and the service's address (the links of alert mails). */
+export type RunDeps = ActDeps & { config: Pick<AppDeps["config"], "baseUrl"> };
+
 /**
  * Runs one saved search up to `now` in one transaction: locks it (skipping it when another run holds it or it has
  * already run up to `now`), stores the new matches, moves its last run to `now` and, when it found any, writes one
- * `matches.new` event. Answers the number of new matches, or null when skipped.
+ * `matches.new` event, and records the alert mail when one is due. Answers the number of new matches, or null when
+ * skipped.
  */
-async function runOne(deps: ActDeps, id: string, now: Date): Promise<number | null> {
+async function runOne(deps: RunDeps, id: string, now: Date): Promise<number | null> {
   return await act(deps, SERVICE, async (a) => {
     const tx = a.tx;
     const search = await lockDueSavedSearch(tx, id, now);
@@ -207,6 +212,7 @@ async function runOne(deps: ActDeps, id: string, now: Date): Promise<number | nu
         owner: { seeker: search.seeker_id },
       });
     }
+    await recordAlertMail(a, search.id, deps.config.baseUrl);
     return count;
   });
 }
@@ -215,11 +221,12 @@ async function runOne(deps: ActDeps, id: string, now: Date): Promise<number | nu
  * Runs every saved search whose last run is before now (the domain clock): stores the listings published since
  * then (after the search was created; looking {@linkcode RUN_OVERLAP_MS} back for late commits) that match its
  * filters and are not yet its matches, and writes one `matches.new` outbox row per search with at least one new
- * match, its `count` being the number of new matches.
+ * match, its `count` being the number of new matches; a search whose e-mail alert is due gets its alert mail
+ * (searches/search_alerts.ts) in the same transaction.
  * Safe to run in several processes at once: each search is run by exactly one of them. A search that fails is
  * logged and left for the next run. Answers how many searches ran and how many events were written.
  */
-export async function runSavedSearches(deps: ActDeps): Promise<{ searches: number; events: number }> {
+export async function runSavedSearches(deps: RunDeps): Promise<{ searches: number; events: number }> {
   const now = nowOf(deps);
   let searches = 0;
   let events = 0;

@@ -159,7 +159,7 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
       assert.equal((await mailsTo(db, "niemand@example.org")).length, 0, "no mail to an unknown address");
       // The new link works.
       const done = await new JarBrowser(w.origin).open(await linkIn(w, email, VERIFY_LINK));
-      assert.equal(path(done), "/konto/apps");
+      assert.equal(path(done), "/konto");
       assert.equal((await userByEmail(db, email))?.emailVerified, true);
     });
 
@@ -208,7 +208,7 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
       await signUp(w, email);
       const b = new JarBrowser(w.origin);
       const step = page(await b.open(await linkIn(w, email, VERIFY_LINK)));
-      assert.equal(path(step), "/konto/apps");
+      assert.equal(path(step), "/konto");
       assert.equal(step.status, 200);
       assert.ok([...b.jar.keys()].some((k) => k.endsWith("session_token")));
       // Opened again without a session (another browser): the address is confirmed, the form is shown.
@@ -236,7 +236,7 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
       const signedIn = await signIn(new JarBrowser(w.origin), email);
       assert.equal(path(signedIn), "/anbieter");
       // A seeker's plain sign-in still lands on the account.
-      assert.equal(path(await signIn(new JarBrowser(w.origin), "gueltig@example.org")), "/konto/apps");
+      assert.equal(path(await signIn(new JarBrowser(w.origin), "gueltig@example.org")), "/konto");
     });
 
     await t.step(
@@ -247,8 +247,8 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
         const key = await createApiKey(db, (await userByEmail(db, email))!.id, "Skript");
         const first = new JarBrowser(w.origin);
         const second = new JarBrowser(w.origin);
-        assert.equal(path(await signIn(first, email)), "/konto/apps");
-        assert.equal(path(await signIn(second, email)), "/konto/apps");
+        assert.equal(path(await signIn(first, email)), "/konto");
+        assert.equal(path(await signIn(second, email)), "/konto");
 
         const b = new JarBrowser(w.origin);
         const form = page(await b.open("/anmelden"));
@@ -309,7 +309,7 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
         assert.equal(path(await second.open("/konto/schluessel")), "/anmelden");
         // The old password no longer works, the new one does.
         assert.match(para(await signIn(new JarBrowser(w.origin), email), "error"), /Passwort ist falsch/);
-        assert.equal(path(await signIn(new JarBrowser(w.origin), email, NEW_PASSWORD)), "/konto/apps");
+        assert.equal(path(await signIn(new JarBrowser(w.origin), email, NEW_PASSWORD)), "/konto");
         // The link was used: opening or posting it again shows the invalid-link page with a new-link form.
         const used = page(await b.open(link));
         assert.equal(used.status, 400);
@@ -369,7 +369,7 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
         }),
       );
       assert.equal(posted.status, 400);
-      assert.equal(path(await signIn(new JarBrowser(w.origin), email, NEW_PASSWORD)), "/konto/apps");
+      assert.equal(path(await signIn(new JarBrowser(w.origin), email, NEW_PASSWORD)), "/konto");
     });
   } finally {
     await w.close();
@@ -457,8 +457,8 @@ Deno.test({
               assert.equal((await mailsTo(db, email)).length, 2);
 
               await page.goto(await linkIn(w, email, VERIFY_LINK));
-              await page.waitForURL((u) => u.pathname === "/konto/apps");
-              assert.equal(await page.textContent("h1"), "Verbundene Apps");
+              await page.waitForURL((u) => u.pathname === "/konto");
+              assert.equal(await page.textContent("h1"), "Mein Konto");
               await check(page, "04-valid-link-account", px);
             } finally {
               await ctx.close();
@@ -505,7 +505,7 @@ Deno.test({
             await before.fill("#email", email);
             await before.fill("#password", PASSWORD);
             await submit(before, "/anmelden");
-            await before.waitForURL((u) => u.pathname === "/konto/apps");
+            await before.waitForURL((u) => u.pathname === "/konto");
 
             const page = await ctx.newPage();
             await page.goto(`${w.origin}/anmelden`);
@@ -539,7 +539,7 @@ Deno.test({
             await page.fill("#email", email);
             await page.fill("#password", NEW_PASSWORD);
             await submit(page, "/anmelden");
-            await page.waitForURL((u) => u.pathname === "/konto/apps");
+            await page.waitForURL((u) => u.pathname === "/konto");
 
             await page.goto(link);
             assert.equal(await page.textContent("h1"), "Link ungültig oder abgelaufen");

@@ -77,7 +77,7 @@ Deno.test({
         await page.fill("#email", SEEKER.email);
         await page.fill("#password", PASSWORD);
         await page.click("form[action='/anmelden'] button[type=submit]");
-        await page.waitForURL((u) => u.pathname === "/konto/apps");
+        await page.waitForURL((u) => u.pathname === "/konto");
         await page.goto(`${origin}/konto/benachrichtigungen`);
         const box = page.locator("input[name=anfrage_mails]");
         assert.equal(await box.isChecked(), true, "on by default");

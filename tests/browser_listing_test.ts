@@ -105,7 +105,7 @@ Deno.test({
           await page.fill("#email", SEEKER.email);
           await page.fill("#password", PASSWORD);
           await submit(page, page.locator("form[action='/anmelden'] button[type=submit]"));
-          await page.waitForURL((u) => u.pathname === "/konto/apps");
+          await page.waitForURL((u) => u.pathname === "/konto");
         });
 
         await t.step("search on /objekte with filters", async () => {
@@ -158,7 +158,7 @@ Deno.test({
             "https://www.openstreetmap.org/?mlat=52.5321&mlon=13.3849#map=16/52.5321/13.3849",
           );
           assert.equal(await page.getAttribute("#baseline", "data-source"), "comparables");
-          assert.equal(await page.textContent("#baseline strong"), "12,50\u00a0€/m²");
+          assert.equal(await page.textContent("#baseline strong"), "12,50\u00a0€ je m² Fläche und Monat");
           const text = await page.textContent("body") ?? "";
           for (const secret of Object.values(CONTACT)) assert.ok(!text.includes(secret), secret);
           assert.match(await page.textContent("#sending-as") ?? "", /Sina Suche/);
@@ -186,7 +186,8 @@ Deno.test({
         });
 
         await t.step("see it in /konto/anfragen and open the thread", async () => {
-          await page.click("nav a[href='/konto/anfragen']");
+          await page.click("nav a[href='/konto']");
+          await page.click("#my-inquiries a[href='/konto/anfragen']");
           await page.waitForURL((u) => u.pathname === "/konto/anfragen");
           assert.equal(await page.textContent("h1"), "Meine Anfragen");
           const row = page.locator(`tr[data-inquiry-id="${inquiryId}"]`);

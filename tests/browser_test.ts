@@ -167,7 +167,7 @@ Deno.test({
           await page.goto(link);
           // better-auth verifies, signs the person in (autoSignInAfterVerification) and redirects to the
           // callbackURL of the sign-up, which takes the signed-in seeker on to the account.
-          await page.waitForURL((u) => u.pathname === "/konto/apps");
+          await page.waitForURL((u) => u.pathname === "/konto");
           const cookies = await ctx.cookies(origin);
           assert.ok(
             cookies.some((c) => c.name.endsWith("session_token")),
@@ -179,7 +179,10 @@ Deno.test({
           await ctx.clearCookies();
           await page.goto(`${origin}/anmelden`);
           await signIn(page, email, "neu-geheim-12345");
-          await page.waitForURL((u) => u.pathname === "/konto/apps");
+          await page.waitForURL((u) => u.pathname === "/konto");
+          assert.equal(await page.textContent("h1"), "Mein Konto");
+          assert.equal(await page.locator("#my-searches").count(), 1, "a seeker's start page");
+          await page.click("#account-links a[href='/konto/apps']");
           assert.equal(await page.textContent("h1"), "Verbundene Apps");
           assert.equal(await page.textContent("main p"), "Keine App ist verbunden.");
           await shot(page, "04-connected-apps-empty");

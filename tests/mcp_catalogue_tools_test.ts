@@ -134,7 +134,8 @@ Deno.test("seeker catalogue tools equal REST in every client kind", async (t) =>
                 // Euro per m² to the cent, cents only when not zero (catalogue/german.ts).
                 const cents = Math.round(rest.base_eur_sqm * 100);
                 const de = new Intl.NumberFormat("de-DE", { minimumFractionDigits: cents % 100 ? 2 : 0 });
-                assert.ok(text.includes(`Richtwert ${de.format(cents / 100)}\u00a0€/m²`), text);
+                const unit = source === "bodenrichtwert" ? "je m² Grundstücksfläche" : "je m² Fläche";
+                assert.ok(text.includes(`wert ${de.format(cents / 100)}\u00a0€ ${unit}`), text);
               }
             }
           });

@@ -292,9 +292,26 @@ Deno.test("location value: invented zones are labelled invented, a real one offi
   );
   assert.ok(!box.includes("baseline-attribution"), "an invented value names no licence");
   assert.match(real, /1\. Januar 2024/);
+  // Per m² of land, clearly not the flat's price; the floor-area ratio in words (issue 31 item 5).
+  assert.match(
+    real,
+    /<p id="baseline-value">Bodenrichtwert: <strong>4\.200\u00a0€ je m² Grundstücksfläche<\/strong>/,
+  );
+  assert.match(
+    real,
+    /Geschossflächenzahl \(GFZ\) 2,5: Der Wert gilt für Grundstücke, auf denen je 1 m² Grundstück 2,5 m² Geschossfläche/,
+  );
+  assert.match(real, /nicht der Preis je Quadratmeter Wohnfläche dieses Objekts/);
+  assert.match(box, /<p id="baseline-value">Beispielwert: <strong>/);
   const en = await get(`/objekte/${koeln}`, BROWSER_ACCEPT, "en-GB");
   assert.match(en.body, /Sample data – an invented value/);
   assert.match(en.body, /1 January 2021/);
+  const enReal = await get(`/objekte/${berlin}`, BROWSER_ACCEPT, "en-GB");
+  assert.match(enReal.body, /Official land value: <strong>€4,200 per m² of land<\/strong>/);
+  assert.match(
+    enReal.body,
+    /Floor-area ratio \(GFZ\) 2\.5: the value applies to plots on which 2\.5 m² of floor space/,
+  );
 
   // The REST answer keeps its shape (docs/contract.md §3.1).
   const rest = await request(a.app, "/api/public/valuation/location-baseline", {

@@ -9,11 +9,12 @@ import { z } from "zod";
 import { filterFields } from "../../catalogue/filters.ts";
 import { type Listing, type Page, pageSchema, pagingFields } from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
-import { askedPrice, decimal, euroPerSqm, kindDealPlace } from "../../catalogue/german.ts";
+import { askedPrice, decimal, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
 import { type BaselineResult, baselineResultSchema, locationBaselineOf } from "../../valuation/baseline.ts";
 import type { Attribution } from "../../valuation/brw_sources.ts";
 import { baselineInputSchema } from "../../valuation/input.ts";
+import { bt, gfzText, perSqmText } from "../../valuation/baseline_words.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 /** One German line for a public listing: title, kind, place, facts and id. */
@@ -47,29 +48,36 @@ export function pageText(
 const searchInput = z.strictObject({ ...pagingFields, ...filterFields });
 
 /**
- * A German sentence saying the baseline value and where it comes from; an official land value names its source
- * and licence ("Datenquelle: …, dl-de/by-2-0"), as the licence requires.
+ * German sentences saying the baseline value, what it is per m² of and where it comes from, in the words of the
+ * listing page (valuation/baseline_words.ts): an official land value per m² of land (not a flat's price per m² of
+ * floor space) with its floor-area ratio in words, reference date, source and licence ("Datenquelle: …,
+ * dl-de/by-2-0", as the licence requires); a comparable value per m² (and month for a rent); no value in one
+ * sentence.
  */
-export function baselineText(r: BaselineResult, attribution?: Attribution): string {
+export function baselineText(r: BaselineResult, attribution?: Attribution, rent = false): string {
   const region = r.region_label ? ` – ${r.region_label}` : "";
-  const value = euroPerSqm(r.base_eur_sqm);
-  if (r.source === "bodenrichtwert") {
+  if (r.source === "bodenrichtwert" && r.base_eur_sqm !== null) {
     const facts = [
-      r.stichtag ? `Stichtag ${r.stichtag}` : null,
-      r.gfz !== null ? `GFZ ${decimal(r.gfz)}` : null,
-    ]
-      .filter((f): f is string => f !== null);
-    const source = attribution
-      ? ` ${attribution.text}${attribution.sourceUrl ? ` (${attribution.sourceUrl})` : ""}.`
-      : "";
-    return `Richtwert ${value}${region}. Quelle: amtlicher Bodenrichtwert der Gutachterausschüsse ` +
-      `(€ je m² Grundstücksfläche)${facts.length ? `, ${facts.join(", ")}` : ""}.${source}`;
+      `${bt("de", "brwLabel")} ${perSqmText("de", r.base_eur_sqm, "brwUnit")}${region}.`,
+      bt("de", "brwExplain"),
+      r.gfz !== null ? gfzText("de", r.gfz) : null,
+      r.stichtag ? `Stichtag ${r.stichtag}.` : null,
+      `${bt("de", "brwSource")}.`,
+      attribution
+        ? `${attribution.text}${attribution.sourceUrl ? ` (${attribution.sourceUrl})` : ""}.`
+        : null,
+    ];
+    return facts.filter((f): f is string => f !== null).join(" ");
   }
-  if (r.source === "comparables") {
-    return `Richtwert ${value}${region}. Quelle: getrimmter Median vergleichbarer Objekte aus dem eigenen ` +
-      "Bestand dieses Dienstes.";
+  if (r.source === "comparables" && r.base_eur_sqm !== null) {
+    const unit = rent ? "cmpUnitRent" : "cmpUnitBuy";
+    return `${bt("de", "cmpLabel")} ${perSqmText("de", r.base_eur_sqm, unit)}${region}. ${
+      bt("de", "cmpExplain")
+    }`;
   }
-  return `Kein Richtwert verfügbar (Quelle: keine)${region}.`;
+  return rent
+    ? `Kein Richtwert: ${bt("de", "rentNone")}`
+    : `Kein Richtwert verfügbar (Quelle: keine)${region}.`;
 }
 
 /** Registers `search_properties` and `get_location_baseline` on the seeker server. */
@@ -119,6 +127,9 @@ export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps):
     annotations: READ_ONLY,
   }, async (args) => {
     const answer = await locationBaselineOf(deps.db, args);
-    return { data: answer.result, text: baselineText(answer.result, answer.attribution) };
+    return {
+      data: answer.result,
+      text: baselineText(answer.result, answer.attribution, args.art === "miete"),
+    };
   });
 }
