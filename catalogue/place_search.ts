@@ -17,6 +17,9 @@
 import type { Db } from "../db/connection.ts";
 import { cityCounts, placeCentre, stockCities } from "../db/place_search.ts";
 import { AppError } from "../errors.ts";
+import { checkFilter } from "./filters.ts";
+import type { Page } from "./listing.ts";
+import { searchListings, type SearchQuery } from "./search.ts";
 import { cityKey, looseCityKey } from "../valuation/places.ts";
 import {
   closeEnough,
@@ -215,4 +218,27 @@ export async function placeHints(db: Db, city: string): Promise<PlaceOption[]> {
   if (r.kind !== "found" || r.taken === undefined) return [];
   const key = cityKey(r.taken);
   return [{ city: r.taken, count: (await cityCounts(db, [key])).get(key) ?? 0 }];
+}
+
+/** A search by a typed place (the search page): what the place means and, when it was found, the page. */
+export interface PlaceSearchResult {
+  /** What the place input means. */
+  outcome: PlaceOutcome;
+  /** The page of results when the place was found. */
+  page?: Page | undefined;
+}
+
+/**
+ * Resolves the place input by the rules of this module and, when it is found, searches with its filters and the
+ * other filters, paging and order of `q`; throws like {@linkcode resolvePlaceSearch} and `searchListings`.
+ */
+export async function searchByPlace(
+  db: Db,
+  q: Omit<SearchQuery, "city" | "postal_code" | "near">,
+  place: PlaceInput,
+): Promise<PlaceSearchResult> {
+  checkFilter(q);
+  const outcome = await resolvePlaceSearch(db, place);
+  if (outcome.kind !== "found") return { outcome };
+  return { outcome, page: await searchListings(db, { ...q, ...outcome.filter }) };
 }

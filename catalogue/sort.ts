@@ -36,16 +36,6 @@ export const SORT_MEANING: Record<SortOrder, string> = {
   price_per_sqm_asc: "asked price per m² of area, lowest first (purchase and rent are not separated)",
 };
 
-/** German labels of the orders, for the search page and MCP texts. */
-export const SORT_LABEL_DE: Record<SortOrder, string> = {
-  newest: "Neueste zuerst",
-  price_asc: "Preis aufsteigend",
-  price_desc: "Preis absteigend",
-  area_desc: "Größte Fläche zuerst",
-  area_asc: "Kleinste Fläche zuerst",
-  price_per_sqm_asc: "Preis je m² aufsteigend",
-};
-
 /** One description of the `sort` argument for REST and MCP. */
 export const SORT_DESCRIPTION = "Sort order (default newest). " +
   SORT_ORDERS.map((s) => `${s}: ${SORT_MEANING[s]}`).join("; ") +
