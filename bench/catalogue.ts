@@ -14,6 +14,9 @@
  * - BENCH_WRITERS (4), BENCH_WRITE_SECONDS (5): the publish latency, measured with one writer (the goal: a publish
  *   under 5 ms p99) and then with this many concurrent writers (how they slow each other down).
  * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
+ * - BENCH_SORT_CONNECTIONS (4): concurrent connections of the per-order runs (issue 31): the whole list mix in each
+ *   sort order of `catalogue/sort.ts` against the service (rate limiter off), each checked against plain SQL first.
+ * - BENCH_SORTS_ONLY: `1` runs only the checks, the query plans and the per-order runs (no writes, no floors).
  * - BENCH_JSON: write the figures to this file as JSON.
  * - BENCH_KEEP_LOGS: keep the working folder (the service's logs, wrk's inputs) and print where it is.
  */
@@ -26,7 +29,8 @@ import { migrate } from "../db/migrate.ts";
 import { sql } from "kysely";
 import type { DirectConfig, DirectResult } from "./direct_driver.ts";
 import { verifyPlainSql } from "./kysely_capture.ts";
-import { listingPath, listMix, type ListRequest, RARE_CITY } from "./mix.ts";
+import { inOrder, listingPath, listMix, type ListRequest, RARE_CITY } from "./mix.ts";
+import { SORT_ORDERS, type SortOrder } from "../catalogue/sort.ts";
 import { checkMix, ensureRareCity, measureWrites, type WriteMeasurement } from "./catalogue_checks.ts";
 import { freePort, startCluster } from "./pg_cluster.ts";
 import { type PlanFigures, planSection } from "./plans.ts";
@@ -324,7 +328,7 @@ async function main(): Promise<void> {
     console.log(`\n=== ${scale} listings ===`);
     scales.push(await runScale(s, scale, dir));
   }
-  if (scales.length > 1) scaleReport(scales);
+  if (scales.length > 1 && !scales.some((x) => x.results.length === 0)) scaleReport(scales);
   const jsonPath = Deno.env.get("BENCH_JSON");
   if (jsonPath) await Deno.writeTextFile(jsonPath, JSON.stringify({ settings: s, scales }, null, 2));
 }
@@ -345,6 +349,8 @@ interface ScaleResult {
   checked: number;
   /** `uptime` load averages at the start of the scale's runs. */
   load: string;
+  /** The list mix per sort order. */
+  orders: OrderFigures[];
 }
 
 function loadAverage(): string {
@@ -454,7 +460,8 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
 
   // --- writes, then the correctness of every list request -------------------------------------------------
   const writes: WriteMeasurement[] = [];
-  for (const writers of [...new Set([1, s.writers])]) {
+  const sortsOnly = Deno.env.get("BENCH_SORTS_ONLY") === "1";
+  for (const writers of sortsOnly ? [] : [...new Set([1, s.writers])]) {
     say(`publishing with ${writers} writer${writers === 1 ? "" : "s"} for ${s.writeSeconds} s`);
     const w = await measureWrites(databaseUrl, writers, s.writeSeconds);
     for (const [k, f] of [["publish", w.publish], ["withdraw", w.withdraw], ["touch", w.touch]] as const) {
@@ -476,7 +483,8 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
 
   // --- measured runs ------------------------------------------------------------------------------------------
   const results: Measurement[] = [];
-  for (const limiter of [true, false]) {
+  const orders: OrderFigures[] = [];
+  for (const limiter of sortsOnly ? [false] : [true, false]) {
     const label = limiter ? "limiter-on" : "limiter-off";
     const target = `service, rate limiter ${limiter ? "on" : "off"}`;
     say(`${target}`);
@@ -491,6 +499,7 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
       }
       checked = mix.checked;
       say(`  all ${checked} distinct list requests equal plain SQL (total and items)`);
+      orders.push(...await orderRuns(s, svc.base, svc.child.pid, databaseUrl, list, workdir));
     }
     if (limiter) {
       const bodies = `${workdir}/bodies`;
@@ -506,9 +515,16 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
         await Deno.writeTextFile(`${bodies}/${file}.json`, r.body);
       }
     }
-    results.push(await wrkRun(s, target, "list", svc.base, listFile, svc.child.pid));
-    results.push(await wrkRun(s, target, "single", svc.base, singleFile, svc.child.pid));
+    if (!sortsOnly) {
+      results.push(await wrkRun(s, target, "list", svc.base, listFile, svc.child.pid));
+      results.push(await wrkRun(s, target, "single", svc.base, singleFile, svc.child.pid));
+    }
     await svc.child.stop();
+  }
+  orderReport(orders, listings);
+  if (sortsOnly) {
+    await stopCluster();
+    return { listings, published, results, plans, writes, checked, load, orders };
   }
 
   const directPool = "direct postgres.js (pool)";
@@ -541,7 +557,68 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
   await stopCluster();
   report(s, results, { sqlIdentical, published, pgVersion, plans });
   writeReport(s, writes, listings);
-  return { listings, published, results, plans, writes, checked, load };
+  return { listings, published, results, plans, writes, checked, load, orders };
+}
+
+/** The latency of the list mix in one sort order. */
+interface OrderFigures {
+  /** The sort order every request of the mix asked for. */
+  sort: SortOrder;
+  /** The wrk run. */
+  run: Measurement;
+  /** Distinct requests of this order compared with plain SQL before the run. */
+  checked: number;
+}
+
+/**
+ * The whole list mix once per sort order against the service: first the distinct requests compared with plain SQL
+ * (total and items; the oracle's order written out by hand), then a wrk run with BENCH_SORT_CONNECTIONS.
+ */
+async function orderRuns(
+  s: BenchSettings,
+  base: string,
+  pid: number,
+  url: string,
+  list: ListRequest[],
+  workdir: string,
+): Promise<OrderFigures[]> {
+  const connections = Number(Deno.env.get("BENCH_SORT_CONNECTIONS") || 4);
+  const out: OrderFigures[] = [];
+  for (const sort of SORT_ORDERS) {
+    const mix = inOrder(list, sort);
+    const check = await checkMix(base, url, mix);
+    if (check.mismatches.length > 0) {
+      for (const m of check.mismatches.slice(0, 10)) console.log(`  MISMATCH ${m}`);
+      throw new Error(
+        `${check.mismatches.length} of ${check.checked} list requests (sort ${sort}) differ from plain SQL`,
+      );
+    }
+    const file = `${workdir}/list-${sort}.txt`;
+    await Deno.writeTextFile(file, mix.map((r) => r.path).join("\n") + "\n");
+    say(
+      `  sort ${sort}: ${check.checked} distinct list requests equal plain SQL; ${connections} connections`,
+    );
+    const run = await wrkRun({ ...s, connections }, `service, sort ${sort}`, "list", base, file, pid);
+    out.push({ sort, run, checked: check.checked });
+  }
+  return out;
+}
+
+function orderReport(orders: OrderFigures[], listings: number): void {
+  if (orders.length === 0) return;
+  console.log(`\nList mix per sort order at ${listings} listings (service, rate limiter off):`);
+  console.log(
+    `  ${"sort".padEnd(18)} ${"req/s".padStart(7)} ${"p50 ms".padStart(8)} ${
+      "p99 ms".padStart(8)
+    }  p99 < 100 ms`,
+  );
+  for (const o of orders) {
+    console.log(
+      `  ${o.sort.padEnd(18)} ${o.run.rps.toFixed(0).padStart(7)} ${o.run.p50Ms.toFixed(2).padStart(8)} ${
+        o.run.p99Ms.toFixed(2).padStart(8)
+      }  ${o.run.p99Ms < 100 ? "yes" : "NO"}   (${o.checked} requests checked, ${o.run.errors} errors)`,
+    );
+  }
 }
 
 const COUNT_STAR = "direct postgres.js, count(*) total";
