@@ -19,6 +19,21 @@ create index listings_pub_price_per_sqm on listings ((asked_price / nullif(squar
   include (city_key, transaction_type, property_type, asked_price, total_rooms, square_meters)
   where status = 'published';
 
+-- The same orders within a transaction type (prices) or a property type (areas): a rent's price and a buy's
+-- differ a thousandfold and land has the largest areas, so walking the indexes above for "rent, highest price
+-- first" or "apartments, largest first" would skip hundreds of thousands of listings of the other kind first
+-- (docs/benchmarks.md §3.2).
+create index listings_pub_tx_price on listings (transaction_type, asked_price, id)
+  include (city_key, property_type, total_rooms, square_meters) where status = 'published';
+create index listings_pub_tx_price_desc on listings (transaction_type, asked_price desc nulls last, id desc)
+  include (city_key, property_type, total_rooms, square_meters) where status = 'published';
+create index listings_pub_tx_price_per_sqm on listings (transaction_type, (asked_price / nullif(square_meters, 0)), id)
+  include (city_key, property_type, asked_price, total_rooms, square_meters) where status = 'published';
+create index listings_pub_type_sqm on listings (property_type, square_meters, id)
+  include (city_key, transaction_type, asked_price, total_rooms) where status = 'published';
+create index listings_pub_type_sqm_desc on listings (property_type, square_meters desc nulls last, id desc)
+  include (city_key, transaction_type, asked_price, total_rooms) where status = 'published';
+
 -- The place filters of the search page and MCP: a postcode (newest first within it), and a radius read by the
 -- bounding box of its circle.
 create index listings_pub_postcode on listings (postal_code, published_at desc, id desc)
