@@ -15,7 +15,7 @@
  *    Offenbach) and keeps only listings with coordinates.
  */
 import type { Db } from "../db/connection.ts";
-import { cityCounts, placeCentre, stockCities } from "../db/place_search.ts";
+import { cityCounts, placeCentre, stockCities, stockCityKeys, withNames } from "../db/place_search.ts";
 import { AppError } from "../errors.ts";
 import { checkFilter } from "./filters.ts";
 import type { Page } from "./listing.ts";
@@ -161,12 +161,17 @@ async function optionsFor(db: Db, typed: string, keys: string[]): Promise<PlaceO
 async function suggestionsFor(db: Db, typed: string): Promise<PlaceOption[]> {
   const key = cityKey(typed);
   if (key.length < 3) return [];
-  // Cities a few letters away, and cities whose name begins the typed one ("Berlin-Mitte" → "Berlin").
-  const stock = (await stockCities(db, "", 2000)).filter((c) =>
-    editDistance(key, c.key) <= closeEnough(key) ||
-    editDistance(key, looseCityKey(c.name)) <= closeEnough(key) ||
-    [c.key, looseCityKey(c.name)].some((k) => k.length >= 4 && key.startsWith(k))
+  // Cities a few letters away (also from the start of a longer name: "Frankfrut" → "Frankfurt am Main"), and
+  // cities whose name starts with the input's first word ("Berlin-Mitte" → "Berlin"); keys first, from the counts
+  // alone, names only for the few that match.
+  const close = closeEnough(key);
+  const first = cityKey(typed.split(/[\s\-/,(]+/)[0] ?? "");
+  const keys = (await stockCityKeys(db, "", 5000)).filter((c) =>
+    editDistance(key, c.key) <= close ||
+    (c.key.length > key.length && editDistance(key, c.key.slice(0, key.length)) <= close) ||
+    (first.length >= 4 && first !== key && c.key.startsWith(first))
   );
+  const stock = await withNames(db, keys.slice(0, 2 * SUGGESTIONS));
   const names = similarPlaceNames(typed, SUGGESTIONS);
   const counts = await cityCounts(db, names.map(cityKey));
   return merge([

@@ -33,6 +33,15 @@ export async function cityCounts(db: Db, keys: string[]): Promise<Map<string, nu
  * the suggestions when nothing matches.
  */
 export async function stockCities(db: Db, prefix: string, limit: number): Promise<StockCity[]> {
+  return await withNames(db, await stockCityKeys(db, prefix, limit));
+}
+
+/** {@linkcode stockCities} without the names: keys and numbers only, from the counts alone. */
+export async function stockCityKeys(
+  db: Db,
+  prefix: string,
+  limit: number,
+): Promise<Array<{ key: string; count: number }>> {
   const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
   const r = await sql<{ key: string; n: number }>`
     select city_key as key, n::int as n from listing_counts
@@ -40,11 +49,11 @@ export async function stockCities(db: Db, prefix: string, limit: number): Promis
       and rooms_bucket = -2 and sqm_bucket = -2 and n > 0 and city_key not in ('*', '-')
       and city_key like ${like}
     order by n desc, city_key limit ${limit}`.execute(db.search);
-  return await withNames(db, r.rows.map((x) => ({ key: x.key, count: x.n })));
+  return r.rows.map((x) => ({ key: x.key, count: x.n }));
 }
 
 /** Each city key with one published listing's spelling of its name (the most frequent is not worth a scan). */
-async function withNames(db: Db, rows: Array<{ key: string; count: number }>): Promise<StockCity[]> {
+export async function withNames(db: Db, rows: Array<{ key: string; count: number }>): Promise<StockCity[]> {
   if (rows.length === 0) return [];
   const r = await sql<{ key: string; name: string }>`
     select k.key, (select l.city from listings l where l.status = 'published' and l.city_key = k.key limit 1) as name
