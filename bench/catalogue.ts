@@ -13,6 +13,8 @@
  *   cluster (`BENCH_PG_DIR/<scale>` when kept), then the ratios of the largest scale to the smallest.
  * - BENCH_WRITERS (4), BENCH_WRITE_SECONDS (5): the publish latency, measured with one writer (the goal: a publish
  *   under 5 ms p99) and then with this many concurrent writers (how they slow each other down).
+ * - BENCH_SORT_CONNECTIONS (4), BENCH_ORDER_CHECKS (all): the per-order runs (`catalogue_orders.ts`).
+ * - BENCH_SORTS_ONLY: `1` runs only the checks, the query plans and the per-order runs (no writes, no floors).
  * - BENCH_KV: `file` (default: a KV file in the temporary folder, as a single-server deployment has) or `memory`.
  * - BENCH_JSON: write the figures to this file as JSON.
  * - BENCH_KEEP_LOGS: keep the working folder (the service's logs, wrk's inputs) and print where it is.
@@ -33,6 +35,7 @@ import { benchDatabase, ensureListings, publishedIds } from "./database.ts";
 import { loadAverage, platform, runBenchmark, say, textSetting, workFolder } from "./harness.ts";
 import { verifyPlainSql } from "./kysely_capture.ts";
 import { listingPath, listMix, type ListRequest, RARE_CITY } from "./mix.ts";
+import { type OrderFigures, orderReport, orderRuns } from "./catalogue_orders.ts";
 import { freePort } from "./pg_cluster.ts";
 import { planSection } from "./plans.ts";
 import { startChild, startService } from "./service.ts";
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
     console.log(`\n=== ${scale} listings ===`);
     scales.push(await runScale(s, scale, dir));
   }
-  if (scales.length > 1) scaleReport(scales);
+  if (scales.length > 1 && !scales.some((x) => x.results.length === 0)) scaleReport(scales);
   const jsonPath = textSetting("BENCH_JSON");
   if (jsonPath) await Deno.writeTextFile(jsonPath, JSON.stringify({ settings: s, scales }, null, 2));
 }
@@ -159,15 +162,17 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
     files: await writeMix(list, data.ids, workdir),
   };
   const sqlIdentical = await checkPlainSql(list, data.ids);
-  const written = await writes(s, database.url);
+  const sortsOnly = Deno.env.get("BENCH_SORTS_ONLY") === "1";
+  const written = sortsOnly ? [] : await writes(s, database.url);
   const plans = await planSection(database.url, list, data.ids[0]!);
   console.log("");
   const load = loadAverage();
   say(`load average (1, 5, 15 min): ${load}`);
 
-  const { results, checked } = await serviceRuns(r, list);
-  results.push(...await floorRuns(r));
+  const { results, checked, orders } = await serviceRuns(r, list, sortsOnly);
+  if (!sortsOnly) results.push(...await floorRuns(r));
   await database.stop();
+  orderReport(orders, listings);
   report(s, results, {
     sqlIdentical,
     published: data.published,
@@ -183,10 +188,12 @@ async function runScale(s: BenchSettings, listings: number, workdir: string): Pr
 async function serviceRuns(
   r: ScaleRuns,
   list: ListRequest[],
-): Promise<{ results: Measurement[]; checked: number }> {
+  sortsOnly: boolean,
+): Promise<{ results: Measurement[]; checked: number; orders: OrderFigures[] }> {
   const results: Measurement[] = [];
+  const orders: OrderFigures[] = [];
   let checked = 0;
-  for (const limiter of [true, false]) {
+  for (const limiter of sortsOnly ? [false] : [true, false]) {
     const label = limiter ? "limiter-on" : "limiter-off";
     const target = `service, rate limiter ${limiter ? "on" : "off"}`;
     say(`${target}`);
@@ -199,12 +206,17 @@ async function serviceRuns(
     });
     await checkPaths(svc.base, list, r.ids);
     if (limiter) await captureBodies(svc.base, r);
-    else checked = await checkAgainstSql(svc.base, r.url, list);
-    results.push(await wrkRun(r, target, "list", svc.base, svc.child.pid));
-    results.push(await wrkRun(r, target, "single", svc.base, svc.child.pid));
+    else {
+      checked = await checkAgainstSql(svc.base, r.url, list);
+      orders.push(...await orderRuns(r, svc.base, svc.child.pid, list));
+    }
+    if (!sortsOnly) {
+      results.push(await wrkRun(r, target, "list", svc.base, svc.child.pid));
+      results.push(await wrkRun(r, target, "single", svc.base, svc.child.pid));
+    }
     await svc.child.stop();
   }
-  return { results, checked };
+  return { results, checked, orders };
 }
 
 /** Checks total and items of every distinct list request against plain SQL; returns how many were compared. */

@@ -4,7 +4,7 @@
  * The count statement is plain text in `db/listings.ts` already (`totalQuery`), so the floor sends it as it is.
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
-import { totalQuery } from "../db/listings.ts";
+import { idsFirst, orderSql, totalQuery } from "../db/listings.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {
@@ -50,9 +50,9 @@ export function pageQueries(
 ): { items: SqlQuery; count: SqlQuery } {
   const itemParams: Array<string | number> = [];
   const itemWhere = whereClause(f, itemParams);
-  const order = `order by "published_at" desc, "id" desc`;
+  const order = `order by ${orderSql(f.order)}`;
   const page = `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
-  const items = f.city === undefined
+  const items = !idsFirst(f)
     ? `select ${COLUMNS} from "listings" where ${itemWhere} ${order} ${page}`
     : `select ${COLUMNS} from "listings" where "id" in (select "id" from "listings" where ${itemWhere} ${order} ` +
       `${page}) ${order}`;
@@ -68,12 +68,27 @@ export function countStarQuery(f: ListingFilter): SqlQuery {
   return { text: `select count(*)::int as "total" from "listings" where ${whereClause(f, params)}`, params };
 }
 
+/** The orders of `catalogue/sort.ts` written out by hand, for the oracle (not built by `db/listings.ts`). */
+const ORACLE_ORDER: Record<string, string> = {
+  "published_at desc": `"published_at" desc, "id" desc`,
+  "asked_price asc": `"asked_price" asc nulls last, "id" asc`,
+  "asked_price desc": `"asked_price" desc nulls last, "id" desc`,
+  "square_meters asc": `"square_meters" asc nulls last, "id" asc`,
+  "square_meters desc": `"square_meters" desc nulls last, "id" desc`,
+  "price_per_sqm asc":
+    `case when "square_meters" > 0 then "asked_price" / "square_meters" end asc nulls last, "id" asc`,
+};
+
+function oracleKey(f: ListingFilter): string {
+  return f.order ? `${f.order.by} ${f.order.dir}` : "published_at desc";
+}
+
 /** The oracle of the correctness check: the page in one plain statement (the form before issue 23). */
 export function plainPageQuery(f: ListingFilter, limit: number, offset: number): SqlQuery {
   const params: Array<string | number> = [];
   const where = whereClause(f, params);
   return {
-    text: `select "id" from "listings" where ${where} order by "published_at" desc, "id" desc ` +
+    text: `select "id" from "listings" where ${where} order by ${ORACLE_ORDER[oracleKey(f)]} ` +
       `limit $${params.push(limit)} offset $${params.push(offset)}`,
     params,
   };

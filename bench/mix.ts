@@ -9,6 +9,7 @@ import {
   TRANSACTION_TYPES,
 } from "../catalogue/listing.ts";
 import { prng, SAMPLE_CITIES } from "../catalogue/sample.ts";
+import { listingOrderOf, SORT_DEFAULT, SORT_ORDERS, type SortOrder } from "../catalogue/sort.ts";
 
 /** One list request of the mix. */
 export interface ListRequest {
@@ -18,6 +19,8 @@ export interface ListRequest {
   filter: ListingFilter;
   /** Path and query string, percent-encoded. */
   path: string;
+  /** The sort order asked for (`sort=` in the path unless the default). */
+  sort: SortOrder;
 }
 
 /** Path of the list endpoint. */
@@ -33,7 +36,7 @@ export function citySpellings(name: string): string[] {
 }
 
 /** The query string of a filter (page 1 and the default page size are sometimes left out, as browsers do). */
-function pathOf(f: ListingFilter, explicitDefaults: boolean): string {
+function pathOf(f: ListingFilter, explicitDefaults: boolean, sort: SortOrder = SORT_DEFAULT): string {
   const parts: string[] = [];
   const add = (k: string, v: string | number | undefined) => {
     if (v !== undefined) parts.push(`${k}=${encodeURIComponent(String(v))}`);
@@ -47,6 +50,7 @@ function pathOf(f: ListingFilter, explicitDefaults: boolean): string {
   add("min_sqm", f.min_sqm);
   if (explicitDefaults || f.page !== 1) add("page", f.page);
   if (explicitDefaults || f.page_size !== PAGE_SIZE_DEFAULT) add("page_size", f.page_size);
+  if (sort !== SORT_DEFAULT) add("sort", sort);
   return parts.length ? `${LIST_PATH}?${parts.join("&")}` : LIST_PATH;
 }
 
@@ -61,7 +65,31 @@ export const ADDED_SHARE = 0.05;
  * `n` × {@linkcode ADDED_SHARE} requests of each added kind: all range filters combined, and a rare city.
  */
 export function listMix(n: number, seed = 4711): ListRequest[] {
-  return [...baseMix(n, seed), ...addedMix(Math.round(n * ADDED_SHARE), seed + 1)];
+  return withSorts([...baseMix(n, seed), ...addedMix(Math.round(n * ADDED_SHARE), seed + 1)], seed + 2);
+}
+
+/** Share of the list requests (issue 31) that ask for another order than newest first, spread over the others. */
+export const SORTED_SHARE = 0.5;
+
+/** The requests with a sort order each: the default for 1 − {@linkcode SORTED_SHARE}, the others evenly. */
+function withSorts(list: ListRequest[], seed: number): ListRequest[] {
+  const rand = prng(seed);
+  const others = SORT_ORDERS.filter((x) => x !== SORT_DEFAULT);
+  return list.map((r) => {
+    const sort = rand() < SORTED_SHARE ? others[Math.floor(rand() * others.length)]! : SORT_DEFAULT;
+    return sorted(r, sort, rand() < 0.3);
+  });
+}
+
+/** The request `r` in the order `sort`. */
+function sorted(r: ListRequest, sort: SortOrder, explicitDefaults: boolean): ListRequest {
+  const filter: ListingFilter = { ...r.filter, order: listingOrderOf(sort) };
+  return { ...r, sort, filter, path: pathOf(filter, explicitDefaults, sort) };
+}
+
+/** Every request of `list` in the order `sort` (the per-order runs of the benchmark). */
+export function inOrder(list: ListRequest[], sort: SortOrder): ListRequest[] {
+  return list.map((r) => sorted(r, sort, false));
 }
 
 /** Requests with every range filter combined (bounds mostly round, some not), and requests for a rare city. */
@@ -82,14 +110,14 @@ function addedMix(n: number, seed: number): ListRequest[] {
     f.min_sqm = pick([40, 50, 60, 70, 80, 100, 120]);
     if (chance(0.3)) f.city = pick(pick(spellings));
     if (chance(0.2)) f.property_type = chance(0.7) ? "apartment" : "house";
-    out.push({ kind: "all ranges", filter: f, path: pathOf(f, chance(0.3)) });
+    out.push({ kind: "all ranges", filter: f, path: pathOf(f, chance(0.3)), sort: SORT_DEFAULT });
   }
   for (let i = 0; i < n; i++) {
     const f: ListingFilter = { page: 1, page_size: chance(0.75) ? 24 : 60 };
     f.city = pick(citySpellings(RARE_CITY));
     if (chance(0.4)) f.transaction_type = pick(TRANSACTION_TYPES);
     if (chance(0.3)) f.min_rooms = pick([2, 3]);
-    out.push({ kind: "rare city", filter: f, path: pathOf(f, chance(0.3)) });
+    out.push({ kind: "rare city", filter: f, path: pathOf(f, chance(0.3)), sort: SORT_DEFAULT });
   }
   return out;
 }
@@ -166,7 +194,7 @@ function baseMix(n: number, seed: number): ListRequest[] {
       if (chance(0.3)) f.city = pick(pick(spellings));
       f.page = page(3);
     }
-    out.push({ kind, filter: f, path: pathOf(f, chance(0.3)) });
+    out.push({ kind, filter: f, path: pathOf(f, chance(0.3)), sort: SORT_DEFAULT });
   }
   return out;
 }

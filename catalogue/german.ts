@@ -86,6 +86,30 @@ export function askedPrice(
   return transaction === "buy" ? euro(price, lang) : euroCents(price, lang);
 }
 
+/**
+ * A listing's asked price per m² of its area (purchase price or monthly net rent, divided by the area; for land
+ * the plot area), or null when either is unknown or the area is 0. The sort order `price_per_sqm_asc`
+ * (`sort.ts`) orders by the same quotient.
+ */
+export function pricePerSqm(l: Pick<Listing, "asked_price" | "square_meters">): number | null {
+  return l.asked_price === null || l.square_meters === null || l.square_meters <= 0
+    ? null
+    : l.asked_price / l.square_meters;
+}
+
+/**
+ * {@linkcode pricePerSqm} as text: whole euros for a purchase ("5.736 €/m²"), to the cent for a rent or an
+ * unknown kind ("12,50 €/m²"); "" when unknown.
+ */
+export function pricePerSqmText(
+  l: Pick<Listing, "asked_price" | "square_meters" | "transaction_type">,
+  lang: NumberLang = "de",
+): string {
+  const v = pricePerSqm(l);
+  if (v === null) return "";
+  return l.transaction_type === "buy" ? `${euro(v, lang)}/m²` : euroPerSqm(v, lang);
+}
+
 /** "Wohnung zum Kauf in 50823 Köln": the kind, the deal and the place of a listing. */
 export function kindDealPlace(l: Listing): { kind: string; deal: string; place: string } {
   return {

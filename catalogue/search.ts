@@ -5,15 +5,21 @@ import { findPublishedListing, searchPublishedListings } from "../db/listings.ts
 import { AppError } from "../errors.ts";
 import { checkFilter } from "./filters.ts";
 import type { Listing, ListingFilter, Page } from "./listing.ts";
+import { listingOrderOf, SORT_DEFAULT, type SortOrder } from "./sort.ts";
+
+/** A catalogue search: the filters, paging, and the sort order by its name (default newest first). */
+export type SearchQuery = Omit<ListingFilter, "order"> & { sort?: SortOrder | undefined };
 
 /**
- * One page of published listings matching `f`, newest first (publication time, then id, both descending), with
- * the exact total; `invalid_request` when min_price > max_price. A price filter excludes listings without a
- * price; `city` ignores case, umlaut spelling, spaces and punctuation.
+ * One page of published listings matching `f` in the order `f.sort` (`sort.ts`; default newest first: publication
+ * time, then id, both descending), with the exact total; `invalid_request` when min_price > max_price. A price
+ * filter excludes listings without a price; `city` ignores case, umlaut spelling, spaces and punctuation.
  */
-export async function searchListings(db: Db, f: ListingFilter): Promise<Page> {
+export async function searchListings(db: Db, f: SearchQuery): Promise<Page> {
   checkFilter(f);
-  const { items, total } = await searchPublishedListings(db, f, f.page_size, (f.page - 1) * f.page_size);
+  const { sort, ...filter } = f;
+  const query: ListingFilter = { ...filter, order: listingOrderOf(sort ?? SORT_DEFAULT) };
+  const { items, total } = await searchPublishedListings(db, query, f.page_size, (f.page - 1) * f.page_size);
   return { items, total, page: f.page, page_size: f.page_size };
 }
 

@@ -1,5 +1,12 @@
 /** SQL of the listings aggregate. Public reads select only the columns of docs/contract.md §2.1 and never join contacts. */
-import { CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
+import {
+  CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  sql,
+  type SqlBool,
+} from "kysely";
 import type { Db } from "./connection.ts";
 import type { Database, ListingsTable, PROPERTY_TYPES, TRANSACTION_TYPES } from "./schema.ts";
 
@@ -30,6 +37,103 @@ export interface ListingFilter {
   max_price?: number | undefined;
   min_rooms?: number | undefined;
   min_sqm?: number | undefined;
+  /** Only listings with this postcode (5 digits); pages and MCP only, not REST. */
+  postal_code?: string | undefined;
+  /** Only listings with coordinates within `km` of the point (great-circle distance); pages and MCP only. */
+  near?: { lat: number; lng: number; km: number } | undefined;
+  /** The order of the page (default: newest first). */
+  order?: ListingOrder | undefined;
+}
+
+/**
+ * The order of a page of listings: the value and the direction; the id follows in the same direction, so the
+ * order is total. Listings without the value (no price, no area, area 0) come last in either direction.
+ */
+export interface ListingOrder {
+  /** `price_per_sqm` is asked price / area (null when either is unknown or the area is 0). */
+  by: "published_at" | "asked_price" | "square_meters" | "price_per_sqm";
+  /** Ascending or descending. */
+  dir: "asc" | "desc";
+}
+
+/** The newest-first order of the catalogue before sorting existed (and its default). */
+export const NEWEST_FIRST: ListingOrder = { by: "published_at", dir: "desc" };
+
+/** The SQL of each ordered value; `price_per_sqm` is the expression of the index of migration 0031. */
+const ORDER_VALUE: Record<ListingOrder["by"], string> = {
+  published_at: `"published_at"`,
+  asked_price: `"asked_price"`,
+  square_meters: `"square_meters"`,
+  price_per_sqm: `("asked_price" / nullif("square_meters", 0))`,
+};
+
+/**
+ * The ORDER BY list of `o` as SQL text: the value, then the id, in the same direction; nulls last except for the
+ * publication time (never null on a published listing), which keeps the text of the order before sorting.
+ */
+export function orderSql(o: ListingOrder = NEWEST_FIRST): string {
+  const nulls = o.by === "published_at" ? "" : " nulls last";
+  return `${ORDER_VALUE[o.by]} ${o.dir}${nulls}, "id" ${o.dir}`;
+}
+
+/** Mean Earth radius in km (IUGG), for the great-circle distance of the radius filter. */
+const EARTH_KM = 6371.0088;
+
+/** Degrees of latitude per km (the bounding box of a radius filter). */
+const DEG_PER_KM = 180 / (Math.PI * EARTH_KM);
+
+/**
+ * The bounding box of a radius filter (degrees), a little larger than the circle so that the index range never
+ * cuts a listing the distance keeps; longitude widened by 1/cos(latitude) at the box's edge nearest the pole.
+ */
+export function radiusBox(n: { lat: number; lng: number; km: number }) {
+  const dLat = n.km * DEG_PER_KM * 1.001;
+  const poleward = Math.min(89.9, Math.abs(n.lat) + dLat);
+  const dLng = Math.min(180, dLat / Math.cos(poleward * Math.PI / 180));
+  return { minLat: n.lat - dLat, maxLat: n.lat + dLat, minLng: n.lng - dLng, maxLng: n.lng + dLng };
+}
+
+/** A piece of SQL with its values, written once and sent either through Kysely or as text with `$n` placeholders. */
+export interface SqlPiece {
+  /** The text around the values (one more than `values`). */
+  strings: readonly string[];
+  /** The values, in order. */
+  values: ReadonlyArray<string | number>;
+}
+
+function piece(strings: TemplateStringsArray, ...values: Array<string | number>): SqlPiece {
+  return { strings: [...strings], values };
+}
+
+/** `x` as a Kysely expression. */
+function kyselyPiece(x: SqlPiece) {
+  const strings = Object.assign([...x.strings], { raw: [...x.strings] }) as unknown as TemplateStringsArray;
+  return sql<boolean>(strings, ...x.values);
+}
+
+/** `x` as text, its values added to the parameters through `p` (which returns the placeholder). */
+export function pieceText(x: SqlPiece, p: (v: string | number) => string): string {
+  return x.strings.map((s, i) => i < x.values.length ? s + p(x.values[i]!) : s).join("");
+}
+
+/**
+ * The conditions of the place filters (postcode, radius); none when neither is given. The radius reads the
+ * coordinates index of migration 0031 by its bounding box, then keeps the listings whose great-circle distance
+ * (haversine) is at most the radius.
+ */
+export function placeConditions(f: ListingFilter): SqlPiece[] {
+  const out: SqlPiece[] = [];
+  if (f.postal_code !== undefined) out.push(piece`"postal_code" = ${f.postal_code}`);
+  if (f.near !== undefined) {
+    const { lat, lng, km } = f.near;
+    const b = radiusBox(f.near);
+    out.push(
+      piece`"latitude" between ${b.minLat}::float8 and ${b.maxLat}::float8`,
+      piece`"longitude" between ${b.minLng}::float8 and ${b.maxLng}::float8`,
+      piece`${EARTH_KM}::float8 * 2 * asin(least(1, sqrt(power(sin(radians("latitude" - ${lat}::float8) / 2), 2) + cos(radians(${lat}::float8)) * cos(radians("latitude")) * power(sin(radians("longitude" - ${lng}::float8) / 2), 2)))) <= ${km}::float8`,
+    );
+  }
+  return out;
 }
 
 /** The public fields of docs/contract.md §2.1, in the contract's order: the one list of them. */
@@ -60,7 +164,7 @@ export const PUBLIC_COLUMNS = PUBLIC_FIELDS.map((f) =>
 export function filterWhere(f: ListingFilter) {
   return (eb: ExpressionBuilder<Database, "listings">) => {
     // A literal, not a parameter: a reused (generic) plan can then use the partial indexes on published rows.
-    const and = [eb("status", "=", sql.lit("published"))];
+    const and: Array<Expression<SqlBool>> = [eb("status", "=", sql.lit("published"))];
     if (f.city !== undefined) and.push(eb("city_key", "=", sql<string>`city_key(${f.city})`));
     if (f.transaction_type !== undefined) and.push(eb("transaction_type", "=", f.transaction_type));
     if (f.property_type !== undefined) and.push(eb("property_type", "=", f.property_type));
@@ -68,17 +172,19 @@ export function filterWhere(f: ListingFilter) {
     if (f.max_price !== undefined) and.push(eb("asked_price", "<=", f.max_price));
     if (f.min_rooms !== undefined) and.push(eb("total_rooms", ">=", f.min_rooms));
     if (f.min_sqm !== undefined) and.push(eb("square_meters", ">=", f.min_sqm));
+    for (const c of placeConditions(f)) and.push(kyselyPiece(c));
     return eb.and(and);
   };
 }
 
 /**
- * Published listings matching `f`: `limit` rows from `offset`, newest first with the id as tiebreak, and the total.
- * The total comes first (it is cheap, {@linkcode totalQuery}); a page past it is empty without a page query, which
- * would otherwise walk every row of an index that could match (a city's listings filtered to none). Within a city
- * the page's ids come first, from an index-only scan of the city index (it carries every filter column), and
- * then their rows: a plain page query filters the city's rows in the table, 148 ms against 10 ms for a large
- * city whose listings match rarely (docs/benchmarks.md §3.1). Without a city that detour costs more than it saves.
+ * Published listings matching `f`: `limit` rows from `offset` in the order of `f.order` (default newest first), and
+ * the total. The total comes first (it is cheap, {@linkcode totalQuery}); a page past it is empty without a page
+ * query, which would otherwise walk every row of an index that could match (a city's listings filtered to none).
+ * With a city, a place filter or another order than newest first, the page's ids come first, from an index-only
+ * scan of an index that carries every filter column (the city index, or the order's index of migration 0031),
+ * and then their rows: a plain page query filters the rows in the table, 148 ms against 10 ms for a large city
+ * whose listings match rarely (docs/benchmarks.md §3.1). Without them that detour costs more than it saves.
  * Both statements run on the search sessions, which plan them for their values (`Db.search`).
  */
 export async function searchPublishedListings(
@@ -93,18 +199,21 @@ export async function searchPublishedListings(
   if (offset >= total) return { items: [], total };
   const q = db.search.selectFrom("listings");
   const where = filterWhere(f);
-  const items = f.city === undefined
-    ? await q.select(PUBLIC_COLUMNS).where(where)
-      .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute()
+  const order = sql.raw(orderSql(f.order));
+  const items = !idsFirst(f)
+    ? await q.select(PUBLIC_COLUMNS).where(where).orderBy(order).limit(limit).offset(offset).execute()
     : await q.select(PUBLIC_COLUMNS).where(
       "id",
       "in",
-      (eb) =>
-        eb.selectFrom("listings").select("id").where(where)
-          .orderBy("published_at", "desc").orderBy("id", "desc").limit(limit).offset(offset),
-    )
-      .orderBy("published_at", "desc").orderBy("id", "desc").execute();
+      (eb) => eb.selectFrom("listings").select("id").where(where).orderBy(order).limit(limit).offset(offset),
+    ).orderBy(order).execute();
   return { items: items as Listing[], total };
+}
+
+/** Whether the page query of `f` takes the ids first (see {@linkcode searchPublishedListings}). */
+export function idsFirst(f: ListingFilter): boolean {
+  return f.city !== undefined || f.postal_code !== undefined || f.near !== undefined ||
+    (f.order !== undefined && f.order.by !== "published_at");
 }
 
 /** One statement as text with `$n` placeholders and its parameters. */
@@ -135,6 +244,7 @@ const SHAPE_OF = { price: 1, rooms: 2, sqm: 3 } as const;
 export function totalQuery(f: ListingFilter): SqlText {
   const params: Array<string | number> = [];
   const p = (v: string | number) => `$${params.push(v)}`;
+  if (f.postal_code !== undefined || f.near !== undefined) return plainCount(f, params, p);
   const city = f.city === undefined ? undefined : `city_key(${p(f.city)})`;
   const tx = f.transaction_type === undefined ? undefined : p(f.transaction_type);
   const ptype = f.property_type === undefined ? undefined : p(f.property_type);
@@ -190,6 +300,27 @@ export function totalQuery(f: ListingFilter): SqlText {
   const terms = [`coalesce((select sum("n") from "listing_counts" where ${cube.join(" and ")}), 0)`]
     .concat(parts.map((w) => `(select count(*) from "listings" where ${w})`));
   return { text: `select (${terms.join(" + ")})::int as "total"`, params };
+}
+
+/**
+ * The exact total of a search with a place filter (postcode, radius), which the counts of migration 0021 do not
+ * know: a plain count over the postcode or coordinates index of migration 0031.
+ */
+function plainCount(
+  f: ListingFilter,
+  params: Array<string | number>,
+  p: (v: string | number) => string,
+): SqlText {
+  const where = [`"status" = 'published'`];
+  if (f.city !== undefined) where.push(`"city_key" = city_key(${p(f.city)})`);
+  if (f.transaction_type !== undefined) where.push(`"transaction_type" = ${p(f.transaction_type)}`);
+  if (f.property_type !== undefined) where.push(`"property_type" = ${p(f.property_type)}`);
+  if (f.min_price !== undefined) where.push(`"asked_price" >= ${p(f.min_price)}::numeric`);
+  if (f.max_price !== undefined) where.push(`"asked_price" <= ${p(f.max_price)}::numeric`);
+  if (f.min_rooms !== undefined) where.push(`"total_rooms" >= ${p(f.min_rooms)}::numeric`);
+  if (f.min_sqm !== undefined) where.push(`"square_meters" >= ${p(f.min_sqm)}::numeric`);
+  for (const c of placeConditions(f)) where.push(pieceText(c, p));
+  return { text: `select count(*)::int as "total" from "listings" where ${where.join(" and ")}`, params };
 }
 
 /**

@@ -27,7 +27,9 @@ input[type=email],input[type=password],input[type=text],input[type=tel],select,t
 .filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:0 1rem}
 .card{border:1px solid #ddd;padding:.75rem 1rem;margin:.75rem 0}.card h2{font-size:1.1rem;margin:0 0 .25rem}
 .badge{display:inline-block;background:#fff7e0;border:1px solid #b7791f;padding:0 .4rem;font-size:.85rem;margin-left:.5rem}
-nav.pager{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}
+nav.pager{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:1rem 0;align-items:baseline}
+nav.pager ol{display:flex;flex-wrap:wrap;gap:.25rem;list-style:none;margin:0;padding:0}nav.pager li>*{display:inline-block;min-width:2.2rem;padding:.3rem .5rem;text-align:center;border:1px solid #ccc}nav.pager [aria-current]{font-weight:700;background:#1b1b1b;color:#fff}
+.per-sqm{margin:0;font-size:.95rem;color:#333}.empty{border:1px dashed #999;padding:.75rem 1rem;margin:1rem 0}.empty h2{font-size:1.1rem;margin-top:0}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0}
 .msg{border-left:3px solid #ccc;padding:.25rem .75rem;margin:.75rem 0;white-space:pre-wrap}.msg.provider{border-color:#2f855a}
 button{padding:.5rem 1rem;margin:.75rem .5rem 0 0;cursor:pointer;font:inherit}

@@ -2,7 +2,8 @@
  * The listing page `/objekte/{id}` (facts, map link, location baseline, the inquiry form) and the inquiry POST with its confirmation page. Rules live in `catalogue/`, `valuation/` and `inquiries/`; these handlers parse, call and render.
  */
 import type { Context } from "hono";
-import { askedPrice, decimal } from "../catalogue/german.ts";
+import { askedPrice, decimal, pricePerSqmText } from "../catalogue/german.ts";
+import { perSqmLabel } from "./search_texts.ts";
 import { type Listing } from "../catalogue/listing.ts";
 import { getPublicListing } from "../catalogue/search.ts";
 import { AppError } from "../errors.ts";
@@ -112,6 +113,8 @@ function ListingFacts(p: { l: Lang; listing: Listing }) {
       <dd id="f-transaction-type">{x.transaction_type ? t(l, x.transaction_type) : unknown}</dd>
       <dt>{t(l, priceLabel)}</dt>
       <dd id="f-price">{askedPrice(x.asked_price, x.transaction_type, l) || unknown}</dd>
+      <dt>{perSqmLabel(l, x.transaction_type)}</dt>
+      <dd id="f-price-per-sqm">{pricePerSqmText(x, l) || unknown}</dd>
       <dt>{t(l, "rooms")}</dt>
       <dd id="f-rooms">{decimal(x.total_rooms, l) || unknown}</dd>
       <dt>{t(l, "area")}</dt>

@@ -77,7 +77,7 @@ const SAVE_LINK_STYLE =
   "display:inline-block;padding:.5rem 1rem;border:1px solid #2f855a;background:#e6f4ea;color:#1b1b1b;font-weight:600";
 
 /** The link "Suche speichern" under the results of `filter` (the search page shows it when there is a filter). */
-export function SaveSearchLink(p: { l: Lang; filter: ListingFilter; signedIn: boolean }) {
+export function SaveSearchLink(p: { l: Lang; filter: Partial<ListingFilter>; signedIn: boolean }) {
   const q = filtersQuery(filtersOf(p.filter));
   if (!q) return null;
   return (

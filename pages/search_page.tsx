@@ -1,19 +1,31 @@
 /**
- * The catalogue search page `/objekte`: the filter form with its problems, the result cards and the pager. Rules live in `catalogue/`; this parses, calls and renders.
+ * The catalogue search page `/objekte`: the filter form (place or postcode, radius, filters, sort) with its
+ * problems, the place taken or to choose, the result cards with the price per m², the pager and the empty state
+ * (`search_help.tsx`). Rules live in `catalogue/`; this parses, calls and renders.
  */
 import type { Context } from "hono";
 import { z } from "zod";
 import { amountText, FILTER_KEYS, filterTextFields, pricesInOrder } from "../catalogue/filters.ts";
-import { askedPrice, decimal, formDecimal, readFormNumber } from "../catalogue/german.ts";
+import {
+  askedPrice,
+  decimal,
+  formDecimal,
+  numberOfInput,
+  pricePerSqmText,
+  readFormNumber,
+} from "../catalogue/german.ts";
 import {
   type Listing,
-  type ListingFilter,
   PAGE_MAX,
   PAGE_SIZE_DEFAULT,
   PROPERTY_TYPES,
   TRANSACTION_TYPES,
 } from "../catalogue/listing.ts";
-import { searchListings } from "../catalogue/search.ts";
+import { RADIUS_CHOICES, searchByPlace } from "../catalogue/place_search.ts";
+import { SORT_DEFAULT, SORT_ORDERS } from "../catalogue/sort.ts";
+import { AppError } from "../errors.ts";
+import { type EmptyReason, EmptyState, lastPage, Pager, type SearchLink } from "./search_help.tsx";
+import { type FindKey, ft, perSqmLabel, sortLabel } from "./search_texts.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
@@ -21,34 +33,61 @@ import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx } from "./common.ts";
 import { personOf } from "./page_person.tsx";
 import { SaveSearchLink } from "./saved_search_pages.tsx";
+import type { ListingFilter } from "../catalogue/listing.ts";
 import { truncate } from "../text.ts";
 
 type C = Context<AppEnv>;
 
-const FORM_FIELDS = [...FILTER_KEYS, "page"] as const;
+/** The fields of the form and the query, in the order of the links. */
+const FORM_FIELDS = [...FILTER_KEYS, "postal_code", "radius_km", "lat", "lng", "sort", "page"] as const;
 type FormField = (typeof FORM_FIELDS)[number];
 
-const FIELD_LABEL: Record<FormField, TextKey> = {
-  city: "city",
-  transaction_type: "transactionType",
-  property_type: "propertyType",
-  min_price: "minPrice",
-  max_price: "maxPrice",
-  min_rooms: "minRooms",
-  min_sqm: "minSqm",
-  page: "pageOf",
+/** Each field's label and what its problem says: a text of `i18n.ts` or of `search_texts.ts`. */
+type Text = { key: TextKey } | { find: FindKey };
+
+const FIELD_LABEL: Record<FormField, Text> = {
+  city: { find: "place" },
+  transaction_type: { key: "transactionType" },
+  property_type: { key: "propertyType" },
+  min_price: { key: "minPrice" },
+  max_price: { key: "maxPrice" },
+  min_rooms: { key: "minRooms" },
+  min_sqm: { key: "minSqm" },
+  postal_code: { find: "postalCode" },
+  radius_km: { find: "radius" },
+  lat: { find: "aroundPoint" },
+  lng: { find: "aroundPoint" },
+  sort: { find: "sort" },
+  page: { key: "pageOf" },
 };
 
-const FIELD_PROBLEM: Record<FormField, TextKey> = {
-  city: "badText",
-  transaction_type: "badChoice",
-  property_type: "badChoice",
-  min_price: "badNumber",
-  max_price: "badNumber",
-  min_rooms: "badNumber",
-  min_sqm: "badNumber",
-  page: "badPage",
+const FIELD_PROBLEM: Record<FormField, Text> = {
+  city: { key: "badText" },
+  transaction_type: { key: "badChoice" },
+  property_type: { key: "badChoice" },
+  min_price: { key: "badNumber" },
+  max_price: { key: "badNumber" },
+  min_rooms: { key: "badNumber" },
+  min_sqm: { key: "badNumber" },
+  postal_code: { find: "badPostalCode" },
+  radius_km: { find: "badRadius" },
+  lat: { find: "badCoordinate" },
+  lng: { find: "badCoordinate" },
+  sort: { find: "badSort" },
+  page: { key: "badPage" },
 };
+
+function text(l: Lang, x: Text): string {
+  return "key" in x ? t(l, x.key) : ft(l, x.find);
+}
+
+/** A coordinate as typed ("50.11", "50,11", "-3.5"), within ±`max`. */
+const coordinate = (max: number) =>
+  z.string().transform((s, ctx) => {
+    const v = numberOfInput(s, true);
+    if (v === null || Number.isNaN(v) || Math.abs(v) > max) ctx.addIssue({ code: "custom", message: "bad" });
+    return v ?? 0;
+  }).optional();
 
 /**
  * A number as typed into the form (German or English style, `readFormNumber` of `catalogue/german.ts`: "500.000",
@@ -71,14 +110,21 @@ const filterForm = z.object({
   max_price: formNumber,
   min_rooms: formNumber,
   min_sqm: formNumber,
+  postal_code: z.string().trim().regex(/^[0-9]{5}$/).optional(),
+  radius_km: z.enum(RADIUS_CHOICES.map(String) as [string, ...string[]]).transform(Number).optional(),
+  lat: coordinate(90),
+  lng: coordinate(180),
+  sort: z.enum(SORT_ORDERS).optional(),
   page: z.string().regex(/^[0-9]{1,10}$/).transform(Number).pipe(z.number().int().min(1).max(PAGE_MAX))
     .optional(),
 });
 
-/** The parsed search form: the filter, or the fields that were wrong (and whether min > max price). */
+/** The parsed search form: the search, or the fields that were wrong (and whether min > max price, or a rule). */
 type ParsedSearch =
-  | { ok: true; filter: ListingFilter }
-  | { ok: false; fields: FormField[]; priceOrder: boolean };
+  | { ok: true; search: ParsedForm; values: Record<string, string> }
+  | { ok: false; fields: FormField[]; priceOrder: boolean; rule?: { field: FormField; text: FindKey } };
+
+type ParsedForm = z.infer<typeof filterForm>;
 
 /** Parses the query of `/objekte`; empty fields mean "no filter", unknown parameters are ignored. */
 function parseSearch(raw: Record<string, string>): ParsedSearch {
@@ -89,31 +135,73 @@ function parseSearch(raw: Record<string, string>): ParsedSearch {
     const fields = [...new Set(r.error.issues.map((i) => i.path[0] as FormField))];
     return { ok: false, fields, priceOrder: false };
   }
-  const { page, ...rest } = r.data;
-  const filter: ListingFilter = { ...rest, page: page ?? 1, page_size: PAGE_SIZE_DEFAULT };
-  if (!pricesInOrder(filter)) return { ok: false, fields: [], priceOrder: true };
-  return { ok: true, filter };
+  if (!pricesInOrder(r.data)) return { ok: false, fields: [], priceOrder: true };
+  return { ok: true, search: r.data, values: linkValues(r.data) };
 }
 
-/** The query string of `filter` at page `page` (only the filters that are set). */
-function searchQuery(filter: ListingFilter, page: number): string {
-  const q = new URLSearchParams();
+/** The values of the search as its links carry them: numbers as plain decimals, the rest as given. */
+function linkValues(s: ParsedForm): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const k of FORM_FIELDS) {
-    const v = k === "page" ? undefined : filter[k];
-    if (v !== undefined) q.set(k, String(v));
+    const v = s[k];
+    if (v !== undefined && k !== "page" && !(k === "sort" && v === SORT_DEFAULT)) out[k] = String(v);
   }
-  if (page > 1) q.set("page", String(page));
-  const s = q.toString();
-  return s ? `?${s}` : "";
+  return out;
+}
+
+/** A link to the search with `values`, some of them changed (undefined removes one). */
+function linkTo(values: Record<string, string>): SearchLink {
+  return (change = {}) => {
+    const q = new URLSearchParams();
+    const all = { ...values, ...change };
+    for (const k of FORM_FIELDS) if (all[k] !== undefined) q.set(k, all[k]!);
+    const s = q.toString();
+    return `/objekte${s ? `?${s}` : ""}`;
+  };
+}
+
+/** The search's result, or the radius rule it broke (a form problem). */
+type Found =
+  | { ok: true; result: Awaited<ReturnType<typeof searchByPlace>> }
+  | { ok: false; problem: Extract<ParsedSearch, { ok: false }> };
+
+/** The radius rules' fields and what the form says about them. */
+const RULE_TEXT: Partial<Record<string, { field: FormField; text: FindKey }>> = {
+  radius_km: { field: "radius_km", text: "radiusNeedsPlace" },
+  lat: { field: "lat", text: "badCoordinate" },
+  lng: { field: "lng", text: "badCoordinate" },
+};
+
+async function find(ctx: PageCtx, s: ParsedForm): Promise<Found> {
+  const { city, postal_code, radius_km, lat, lng, page, ...filters } = s;
+  try {
+    const result = await searchByPlace(
+      ctx.deps.db,
+      { ...filters, page: page ?? 1, page_size: PAGE_SIZE_DEFAULT },
+      { place: city, postal_code, radius_km, lat, lng },
+    );
+    return { ok: true, result };
+  } catch (e) {
+    const rule = e instanceof AppError && e.code === "invalid_request"
+      ? RULE_TEXT[e.facts.field ?? ""]
+      : undefined;
+    if (!rule) throw e;
+    const text = rule.field === "radius_km" && lat !== undefined ? "coordinatesNeedRadius" : rule.text;
+    return {
+      ok: false,
+      problem: { ok: false, fields: [rule.field], priceOrder: false, rule: { ...rule, text } },
+    };
+  }
 }
 
 export async function searchPage(ctx: PageCtx, c: C) {
   const l = langOfRequest(c);
   const raw = c.req.query();
-  const parsed = parseSearch(raw);
+  const first = parseSearch(raw);
   const person = await personOf(ctx, c);
   const csrf = person ? csrfToken(c, ctx.secure) : undefined;
-  const result = parsed.ok ? await searchListings(ctx.deps.db, parsed.filter) : undefined;
+  const found = first.ok ? await find(ctx, first.search) : undefined;
+  const parsed: ParsedSearch = found && !found.ok ? found.problem : first;
   return c.html(
     <Layout
       lang={l}
@@ -124,20 +212,67 @@ export async function searchPage(ctx: PageCtx, c: C) {
     >
       {!parsed.ok && <FilterProblems l={l} parsed={parsed} />}
       <SearchForm l={l} raw={raw} parsed={parsed} />
-      {result && parsed.ok && (
-        <>
-          <p id="total">
-            {decimal(result.total, l)} {t(l, "found")}
-          </p>
-          <SaveSearchLink l={l} filter={parsed.filter} signedIn={!!person} />
-          {result.items.length === 0
-            ? <p>{t(l, "noResults")}</p>
-            : result.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
-          <Pager l={l} filter={parsed.filter} total={result.total} />
-        </>
+      {found?.ok && parsed.ok && (
+        <Results
+          l={l}
+          result={found.result}
+          values={parsed.values}
+          page={parsed.search.page ?? 1}
+          filter={parsed.search}
+          signedIn={!!person}
+        />
       )}
     </Layout>,
     parsed.ok ? 200 : 400,
+  );
+}
+
+/** The total, the place taken, the cards and the pager; or the empty state. */
+function Results(
+  p: {
+    l: Lang;
+    result: Awaited<ReturnType<typeof searchByPlace>>;
+    values: Record<string, string>;
+    page: number;
+    /** The filters searched for ("Suche speichern" saves them). */
+    filter: Partial<ListingFilter>;
+    signedIn: boolean;
+  },
+) {
+  const { l, result, values, page } = p;
+  const link = linkTo(values);
+  const o = result.outcome;
+  if (o.kind !== "found" || !result.page) {
+    const reason: EmptyReason = o.kind === "choose"
+      ? { kind: "choose", options: o.options }
+      : o.kind === "unknown"
+      ? { kind: "unknown", suggestions: o.suggestions }
+      : { kind: "no_centre" };
+    return <EmptyState l={l} reason={reason} values={values} link={link} />;
+  }
+  const r = result.page;
+  const last = lastPage(r.total, r.page_size);
+  const reason: EmptyReason | undefined = r.total === 0
+    ? { kind: "none" }
+    : page > last
+    ? { kind: "past_last", page, last, total: r.total }
+    : undefined;
+  return (
+    <>
+      <p id="total">
+        {decimal(r.total, l)} {t(l, "found")}
+      </p>
+      <SaveSearchLink l={l} filter={p.filter} signedIn={p.signedIn} />
+      {o.taken && (
+        <p class="notice" id="place-taken">
+          {ft(l, "takenPlace")} <strong>{o.taken}</strong>
+        </p>
+      )}
+      {reason
+        ? <EmptyState l={l} reason={reason} values={values} link={link} />
+        : r.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
+      <Pager l={l} page={page} last={last} total={r.total} link={link} />
+    </>
   );
 }
 
@@ -156,7 +291,8 @@ function FilterProblems(p: { l: Lang; parsed: Extract<ParsedSearch, { ok: false 
           <ul>
             {parsed.fields.map((f) => (
               <li data-field={f} id={problemId(f)}>
-                {t(l, FIELD_LABEL[f])}: {t(l, FIELD_PROBLEM[f])}
+                {text(l, FIELD_LABEL[f])}:{" "}
+                {parsed.rule?.field === f ? ft(l, parsed.rule.text) : text(l, FIELD_PROBLEM[f])}
               </li>
             ))}
           </ul>
@@ -192,40 +328,64 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
   const invalid = p.parsed ? invalidFields(p.parsed) : new Map<FormField, string>();
   const marks = (name: FormField) =>
     invalid.has(name) ? { "aria-invalid": "true", "aria-describedby": invalid.get(name) } : {};
-  const text = (name: FormField, label: TextKey, mode: "text" | "decimal") => (
+  const input = (name: FormField, label: string, mode: "text" | "decimal" | "numeric", max = 100) => (
     <div>
-      <label for={name}>{t(l, label)}</label>
+      <label for={name}>{label}</label>
       <input
         id={name}
         name={name}
         type="text"
         inputmode={mode}
-        maxlength={100}
+        maxlength={max}
         value={shownValue(l, name, raw[name])}
         {...marks(name)}
       />
     </div>
   );
-  const choice = (name: FormField, label: TextKey, values: readonly TextKey[]) => (
+  const choice = (
+    name: FormField,
+    label: string,
+    values: ReadonlyArray<{ value: string; label: string }>,
+  ) => (
     <div>
-      <label for={name}>{t(l, label)}</label>
+      <label for={name}>{label}</label>
       <select id={name} name={name} {...marks(name)}>
-        <option value="">{t(l, "any")}</option>
-        {values.map((v) => <Choice key={v} value={v} label={t(l, v)} selected={raw[name] === v} />)}
+        {values.map((v) => (
+          <Choice key={v.value} value={v.value} label={v.label} selected={(raw[name] ?? "") === v.value} />
+        ))}
       </select>
     </div>
   );
+  const any = { value: "", label: t(l, "any") };
+  const words = (keys: readonly TextKey[]) => [any, ...keys.map((k) => ({ value: k, label: t(l, k) }))];
+  const radii = [
+    { value: "", label: ft(l, "radiusNone") },
+    ...RADIUS_CHOICES.map((km) => ({ value: String(km), label: `${km} km` })),
+  ];
+  const sorts = SORT_ORDERS.map((s) => ({ value: s === SORT_DEFAULT ? "" : s, label: sortLabel(l, s) }));
   return (
     <form method="get" action="/objekte" role="search">
       <div class="filters">
-        {text("city", "city", "text")}
-        {choice("transaction_type", "transactionType", TRANSACTION_TYPES)}
-        {choice("property_type", "propertyType", PROPERTY_TYPES)}
-        {text("min_price", "minPrice", "decimal")}
-        {text("max_price", "maxPrice", "decimal")}
-        {text("min_rooms", "minRooms", "decimal")}
-        {text("min_sqm", "minSqm", "decimal")}
+        {input("city", ft(l, "place"), "text")}
+        {input("postal_code", ft(l, "postalCode"), "numeric", 5)}
+        {choice("radius_km", ft(l, "radius"), radii)}
+        {choice("transaction_type", t(l, "transactionType"), words(TRANSACTION_TYPES))}
+        {choice("property_type", t(l, "propertyType"), words(PROPERTY_TYPES))}
+        {input("min_price", t(l, "minPrice"), "decimal")}
+        {input("max_price", t(l, "maxPrice"), "decimal")}
+        {input("min_rooms", t(l, "minRooms"), "decimal")}
+        {input("min_sqm", t(l, "minSqm"), "decimal")}
+        {choice("sort", ft(l, "sort"), sorts)}
       </div>
+      {raw.lat !== undefined && raw.lng !== undefined && (
+        <>
+          <input type="hidden" name="lat" value={truncate(raw.lat, 30)} />
+          <input type="hidden" name="lng" value={truncate(raw.lng, 30)} />
+          <p class="hint" id="around-point">
+            {ft(l, "aroundPoint")} {truncate(raw.lat, 30)}, {truncate(raw.lng, 30)}
+          </p>
+        </>
+      )}
       <p class="hint" id="number-rule">{t(l, "numberRule")}</p>
       <button type="submit">{t(l, "search")}</button>
     </form>
@@ -255,26 +415,13 @@ export function ListingCard(p: { l: Lang; item: Listing }) {
           item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
         ].filter(Boolean).join(" · ")}
       </p>
+      <PerSqm l={l} item={item} />
     </article>
   );
 }
 
-function Pager(p: { l: Lang; filter: ListingFilter; total: number }) {
-  const { l, filter, total } = p;
-  const last = Math.max(1, Math.ceil(total / filter.page_size));
-  return (
-    <nav class="pager" aria-label={t(l, "pageOf")}>
-      {filter.page > 1 && (
-        <a rel="prev" href={`/objekte${searchQuery(filter, Math.min(filter.page - 1, last))}`}>
-          {t(l, "previous")}
-        </a>
-      )}
-      <span>
-        {t(l, "pageOf")} {filter.page} {t(l, "of")} {last}
-      </span>
-      {filter.page < last && (
-        <a rel="next" href={`/objekte${searchQuery(filter, filter.page + 1)}`}>{t(l, "next")}</a>
-      )}
-    </nav>
-  );
+/** The asked price per m² of a listing, labelled as purchase or rent; nothing when unknown. */
+export function PerSqm(p: { l: Lang; item: Listing }) {
+  const value = pricePerSqmText(p.item, p.l);
+  return value ? <p class="per-sqm">{perSqmLabel(p.l, p.item.transaction_type)}: {value}</p> : null;
 }

@@ -10,6 +10,7 @@ import {
   pageSchema,
 } from "../catalogue/listing.ts";
 import { getPublicListing, searchListings } from "../catalogue/search.ts";
+import { SORT_DEFAULT, SORT_DESCRIPTION, sortSchema } from "../catalogue/sort.ts";
 import type { AppDeps } from "../deps.ts";
 import type { AppEnv } from "./env.ts";
 import { rateLimit } from "./rate_limit.ts";
@@ -54,6 +55,11 @@ const querySchema = z.object({
   max_price: numParam("max_price"),
   min_rooms: numParam("min_rooms"),
   min_sqm: numParam("min_sqm"),
+  sort: sortSchema.optional().meta({
+    param: { name: "sort", in: "query" },
+    default: SORT_DEFAULT,
+    description: `Extension of this service (not in the contract's list of parameters). ${SORT_DESCRIPTION}`,
+  }),
 });
 
 const idParams = z.object({
@@ -70,7 +76,8 @@ const searchRoute = createRoute({
   operationId: "immobilienSuchen",
   summary: "Search the public catalogue",
   description: [
-    "Pages through published listings, newest first (publication time, then id, both descending).",
+    "Pages through published listings, newest first (publication time, then id, both descending) unless the",
+    "optional `sort` (an extension of this service) names another order.",
     "Every filter is optional and they combine with AND. `total` is exact.",
     "Unknown or repeated query parameters and values out of bounds answer 400 `invalid_request` with a `detail`.",
     "Pages past the last one answer 200 with empty `items`.",

@@ -201,10 +201,17 @@ Deno.test("listing pages", async (t) => {
         /<input id="city" name="city" type="text" inputmode="text" maxlength="100" value="seitenstadt"/,
       );
 
+      // Page numbers: the current one marked, the others linked with the filters.
+      assert.match(p1.html, /<span aria-current="page">1<\/span>/);
+      assert.match(p1.html, /<a href="\/objekte\?city=seitenstadt&amp;page=2" aria-label="Seite 2">2<\/a>/);
+
+      // A page past the last says so and links to the last page, never "Seite 9 von 2".
       const past = await anon.get("/objekte?city=seitenstadt&page=9");
       assert.equal(past.status, 200);
       assert.deepEqual(cards(past.html), []);
-      assert.match(past.html, /Keine Objekte gefunden\./);
+      assert.match(past.html, /Seite 9 gibt es nicht: Die Suche hat 30 Treffer auf 2 Seiten\./);
+      assert.match(past.html, /<a id="to-last-page" href="\/objekte\?city=seitenstadt&amp;page=2">/);
+      assert.doesNotMatch(past.html, /Seite 9 von/);
     });
 
     await t.step("search: every filter, combined, with German decimal comma and empty fields", async () => {

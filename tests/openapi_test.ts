@@ -44,8 +44,22 @@ Deno.test("every public endpoint is documented with its operation id and respons
     "page",
     "page_size",
     "property_type",
+    "sort",
     "transaction_type",
   ]);
+  // sort: the documented extension of this service (issue 31 item 7), defaulting to today's order.
+  const sort = list.parameters.find((p: { name: string }) => p.name === "sort");
+  assert.equal(sort.required ?? false, false);
+  assert.equal(sort.schema.default, "newest");
+  assert.deepEqual(sort.schema.enum, [
+    "newest",
+    "price_asc",
+    "price_desc",
+    "area_desc",
+    "area_asc",
+    "price_per_sqm_asc",
+  ]);
+  assert.match(sort.description ?? sort.schema.description, /Extension of this service/);
   const baseline = doc.paths["/api/public/valuation/location-baseline"]?.post;
   assert.equal(baseline.operationId, "bodenwertSchaetzen");
   assert.deepEqual(Object.keys(baseline.responses).sort(), ["200", "400", "413", "415", "429"]);

@@ -9,7 +9,14 @@ import { z } from "zod";
 import { filterFields } from "../../catalogue/filters.ts";
 import { type Listing, type Page, pageSchema, pagingFields } from "../../catalogue/listing.ts";
 import { searchListings } from "../../catalogue/search.ts";
-import { askedPrice, decimal, kindDealPlace } from "../../catalogue/german.ts";
+import {
+  exactPlaceFilter,
+  placeHints,
+  type PlaceOption,
+  RADIUS_KM_MAX,
+} from "../../catalogue/place_search.ts";
+import { sortSchema } from "../../catalogue/sort.ts";
+import { askedPrice, decimal, euroPerSqm, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
 import { type BaselineResult, baselineResultSchema, locationBaselineOf } from "../../valuation/baseline.ts";
 import type { Attribution } from "../../valuation/brw_sources.ts";
@@ -45,7 +52,29 @@ export function pageText(
   return [head, ...p.items.map(listingLine)].join("\n");
 }
 
-const searchInput = z.strictObject({ ...pagingFields, ...filterFields });
+const searchInput = z.strictObject({
+  ...pagingFields,
+  ...filterFields,
+  sort: sortSchema.optional(),
+  postal_code: z.string().regex(/^[0-9]{5}$/, "must be five digits").optional()
+    .describe("Postcode (five digits): only listings with this postcode."),
+  radius_km: z.number().gt(0).max(RADIUS_KM_MAX).optional().describe(
+    `Radius in km (up to ${RADIUS_KM_MAX}) around lat/lng, or else around the centre of the listings of city or ` +
+      "postal_code; replaces the city and postcode filters and keeps only listings with coordinates.",
+  ),
+  lat: z.number().min(-90).max(90).optional().describe(
+    "Latitude of the radius centre (WGS 84); needs lng and radius_km.",
+  ),
+  lng: z.number().min(-180).max(180).optional().describe(
+    "Longitude of the radius centre (WGS 84); needs lat and radius_km.",
+  ),
+});
+
+/** "Meinten Sie: Frankfurt am Main (120 Objekte), Frankfurt (Oder) (3 Objekte)?" or "" without hints. */
+export function hintText(hints: PlaceOption[]): string {
+  if (hints.length === 0) return "";
+  return ` Meinten Sie: ${hints.map((h) => `${h.city} (${decimal(h.count)} Objekte)`).join(", ")}?`;
+}
 
 /**
  * German sentences saying the baseline value, what it is per m² of and where it comes from, in the words of the
@@ -87,23 +116,36 @@ export function registerSeekerCatalogueTools(server: ToolTarget, deps: AppDeps):
     title: "Objekte suchen / Search listings",
     description: [
       "Durchsucht den öffentlichen Katalog dieses Dienstes (nur Objekte, die Anbieter selbst eingestellt haben), " +
-      "neueste zuerst. Alle Filter sind optional und werden mit UND verknüpft; city ignoriert Groß-/Kleinschreibung " +
-      "und Umlaut-Schreibweise. Liefert eine Seite {items, total, page, page_size}; total ist exakt. Einzelheiten " +
-      "eines Objekts mit get_property.",
+      "neueste zuerst (sort: price_asc, price_desc, area_desc, area_asc, price_per_sqm_asc). Alle Filter sind " +
+      "optional und werden mit UND verknüpft; city ignoriert Groß-/Kleinschreibung und Umlaut-Schreibweise; " +
+      "postal_code (5 Ziffern); radius_km um lat/lng oder um city/postal_code. Findet city nichts, nennt der Text " +
+      'Vorschläge ("Meinten Sie …?"). Liefert eine Seite {items, total, page, page_size}; total ist exakt. ' +
+      "Einzelheiten eines Objekts mit get_property.",
       "Searches the public catalogue of this service (only listings providers entered themselves), newest first " +
       "(publication time, then id). Every filter is optional; they combine with AND. Same filters, bounds and " +
       "answer as GET /api/public/properties: page >= 1 (default 1), page_size 1–60 (default 24), city, " +
       "transaction_type (buy|rent), property_type (apartment|house|land|commercial), min_price, max_price, " +
-      "min_rooms, min_sqm (>= 0). Returns {items, total, page, page_size}; pages past the last one have empty items. " +
-      "Errors: a value out of bounds or an unknown field → invalid_arguments; min_price > max_price → " +
-      "invalid_request. Listings with beispiel = true are invented samples.",
+      "min_rooms, min_sqm (>= 0). Extensions of this tool: sort (newest default, price_asc, price_desc, area_desc, " +
+      "area_asc, price_per_sqm_asc; ties broken by id), postal_code (five digits), radius_km (0 < km <= " +
+      `${RADIUS_KM_MAX}) around lat/lng, or else around the centre of the listings of city or postal_code ` +
+      "(then only listings with coordinates within that great-circle distance count, whatever their city). " +
+      'When city finds nothing, the text suggests the places it may mean ("Frankfurt" → "Frankfurt am Main", ' +
+      '"Frankfurt (Oder)"). Returns {items, total, page, page_size}; pages past the last one have empty items. ' +
+      "Errors: a value out of bounds, an unknown sort or an unknown field → invalid_arguments; min_price > " +
+      "max_price, lat without lng, lat/lng without radius_km, radius_km without a place → invalid_request naming " +
+      "the field. Listings with beispiel = true are invented samples.",
     ].join("\n\n"),
     input: searchInput,
     output: pageSchema,
     annotations: READ_ONLY,
   }, async (args) => {
-    const page = await searchListings(deps.db, args);
-    return { data: page, text: pageText(page) };
+    const { postal_code, radius_km, lat, lng, ...rest } = args;
+    const place = await exactPlaceFilter(deps.db, { city: rest.city, postal_code, radius_km, lat, lng });
+    const page = await searchListings(deps.db, { ...rest, ...place });
+    const hints = page.total === 0 && rest.city !== undefined && radius_km === undefined
+      ? await placeHints(deps.db, rest.city)
+      : [];
+    return { data: page, text: pageText(page) + hintText(hints) };
   });
 
   addTool(server, deps, {

@@ -1,0 +1,171 @@
+/**
+ * Sorting (catalogue/sort.ts) and the place filters (postcode, radius) of the catalogue search against an oracle
+ * computed in TypeScript from the inserted rows: every sort order paged through to the end (no listing repeated
+ * or skipped, equal values in id order), with filters; the REST extension `sort` (default: today's order; an
+ * unknown one is 400 naming `sort`); radius totals exact against the haversine distance.
+ */
+import assert from "node:assert/strict";
+import { prng, sampleListing } from "../catalogue/sample.ts";
+import { searchListings, type SearchQuery } from "../catalogue/search.ts";
+import { SORT_ORDERS, type SortOrder, sortOrderOf } from "../catalogue/sort.ts";
+import { insertListings, type NewListing } from "../db/listings.ts";
+import { ensureOffice } from "../db/offices.ts";
+import { AppError } from "../errors.ts";
+import { closeAfterAll, getJson, openTestDb, testApp } from "./helpers.ts";
+
+/**
+ * A test without the ops sanitizer: PGlite arms its own timer (setitimer of the statement timeout) inside slow
+ * statements, and on a loaded machine one outlives the test that started it. Resources stay checked.
+ */
+function test(name: string, fn: () => Promise<void> | void): void {
+  Deno.test({ name, sanitizeOps: false, fn });
+}
+
+const tdb = await openTestDb();
+closeAfterAll(tdb);
+const db = tdb.db;
+const office = await ensureOffice(db, "Sortierbüro");
+
+// 240 generated listings; some share a price, an area or a price per m², some have none, one has area 0.
+const rand = prng(31);
+const base = Date.parse("2026-10-01T12:00:00Z");
+const rows: NewListing[] = Array.from({ length: 240 }, (_, i) => {
+  const r: NewListing = { ...sampleListing(i, rand, base), beispiel: false };
+  if (i % 9 === 0) return { ...r, asked_price: 250_000, square_meters: 100 };
+  if (i % 11 === 0) return { ...r, asked_price: 125_000, square_meters: 50 };
+  if (i % 13 === 0) return { ...r, square_meters: null };
+  if (i % 17 === 0) return { ...r, asked_price: null };
+  if (i === 5) return { ...r, square_meters: 0, status: "published" as const, published_at: new Date(base) };
+  return r;
+});
+const ids = await insertListings(db, office, rows);
+const all = rows.map((r, i) => ({ ...r, id: ids[i]! })).filter((r) => r.status === "published");
+
+type Row = (typeof all)[number];
+
+/** The sorted value of a row (null: none), by the rule of catalogue/sort.ts. */
+function value(r: Row, s: SortOrder): number | null {
+  if (s === "newest") return r.published_at!.getTime();
+  if (s === "price_asc" || s === "price_desc") return r.asked_price;
+  if (s === "area_asc" || s === "area_desc") return r.square_meters;
+  return r.asked_price === null || !r.square_meters ? null : r.asked_price / r.square_meters;
+}
+
+function oracle(s: SortOrder, keep: (r: Row) => boolean): string[] {
+  const desc = s === "newest" || s === "price_desc" || s === "area_desc";
+  return all.filter(keep).sort((a, b) => {
+    const va = value(a, s), vb = value(b, s);
+    if (va === null || vb === null) {
+      if (va !== vb) return va === null ? 1 : -1;
+    } else if (va !== vb) return desc ? vb - va : va - vb;
+    const byId = a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    return desc ? -byId : byId;
+  }).map((r) => r.id);
+}
+
+/** Every page of a search, in order, with the totals each page reported. */
+async function pageThrough(q: Omit<SearchQuery, "page" | "page_size">, size: number) {
+  const got: string[] = [];
+  const totals = new Set<number>();
+  for (let page = 1; page < 100; page++) {
+    const r = await searchListings(db, { ...q, page, page_size: size });
+    totals.add(r.total);
+    if (r.items.length === 0) break;
+    got.push(...r.items.map((i) => i.id));
+  }
+  return { got, totals: [...totals] };
+}
+
+for (const s of SORT_ORDERS) {
+  test(`sort ${s}: pages through every listing once, in the rule's order, ties by id`, async () => {
+    const want = oracle(s, () => true);
+    const { got, totals } = await pageThrough({ sort: s }, 7);
+    assert.deepEqual(totals, [want.length]);
+    assert.equal(new Set(got).size, got.length, "no listing twice");
+    assert.deepEqual(got, want);
+  });
+}
+
+test("every sort order with filters: city, kind and price range", async () => {
+  for (const s of SORT_ORDERS) {
+    const keep = (r: Row) =>
+      r.city === "Berlin" && r.transaction_type === "buy" && r.asked_price !== null &&
+      r.asked_price >= 100_000;
+    const { got, totals } = await pageThrough(
+      { sort: s, city: "berlin", transaction_type: "buy", min_price: 100_000 },
+      5,
+    );
+    const want = oracle(s, keep);
+    assert.ok(want.length > 5, "the filter keeps several pages");
+    assert.deepEqual(totals, [want.length], s);
+    assert.deepEqual(got, want, s);
+  }
+});
+
+test("an unknown sort order is invalid_request naming sort", () => {
+  assert.equal(sortOrderOf(undefined), "newest");
+  assert.equal(sortOrderOf("price_desc"), "price_desc");
+  assert.throws(() => sortOrderOf("cheapest"), (e) =>
+    e instanceof AppError && e.code === "invalid_request" &&
+    e.facts.field === "sort");
+});
+
+test("REST: sort is an extension whose default is today's order; unknown sorts are 400 naming sort", async () => {
+  await using t = await restApp();
+  const plain = await getJson(t.app, "/api/public/properties?page_size=60");
+  const newest = await getJson(t.app, "/api/public/properties?page_size=60&sort=newest");
+  assert.equal(plain.status, 200);
+  assert.deepEqual(plain.body, newest.body);
+  assert.deepEqual(
+    plain.body.items.map((i: { id: string }) => i.id),
+    oracle("newest", () => true).slice(0, 60),
+  );
+  const cheap = await getJson(t.app, "/api/public/properties?page=2&page_size=10&sort=price_asc");
+  assert.deepEqual(
+    cheap.body.items.map((i: { id: string }) => i.id),
+    oracle("price_asc", () => true).slice(10, 20),
+  );
+  assert.deepEqual(Object.keys(cheap.body.items[0]).length, 12, "still the 12 fields of §2.1");
+  const bad = await getJson(t.app, "/api/public/properties?sort=cheapest");
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error, "invalid_request");
+  assert.match(bad.body.detail, /^sort: /);
+});
+
+/** The app over the test database, closed at the end of the test that makes it. */
+async function restApp() {
+  const t = await testApp(db);
+  return Object.assign(t, { [Symbol.asyncDispose]: async () => await t.close() });
+}
+
+/** Great-circle distance in km (haversine), the oracle of the radius filter. */
+function km(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const rad = Math.PI / 180;
+  const h = Math.sin((b.lat - a.lat) * rad / 2) ** 2 +
+    Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin((b.lng - a.lng) * rad / 2) ** 2;
+  return 6371.0088 * 2 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+test("radius: exactly the listings with coordinates within the distance, total exact, every order", async () => {
+  const centre = { lat: 52.52, lng: 13.405 };
+  for (const radius of [3, 8, 30, 700]) {
+    const keep = (r: Row) =>
+      r.latitude !== null && r.longitude !== null &&
+      km(centre, { lat: r.latitude, lng: r.longitude }) <= radius;
+    for (const s of ["newest", "price_asc"] as const) {
+      const { got, totals } = await pageThrough({ sort: s, near: { ...centre, km: radius } }, 24);
+      const want = oracle(s, keep);
+      assert.deepEqual(totals, [want.length], `${radius} km`);
+      assert.deepEqual(got, want, `${radius} km ${s}`);
+    }
+  }
+});
+
+test("postcode: only listings with that postcode, total exact", async () => {
+  const code = all.find((r) => r.postal_code !== null)!.postal_code!;
+  const { got, totals } = await pageThrough({ postal_code: code }, 24);
+  const want = oracle("newest", (r) => r.postal_code === code);
+  assert.ok(want.length > 0);
+  assert.deepEqual(totals, [want.length]);
+  assert.deepEqual(got, want);
+});
