@@ -36,6 +36,15 @@ import {
   TRANSACTION_TYPES,
 } from "./listing.ts";
 import { citySchema } from "./city.ts";
+import {
+  detailChange,
+  detailFieldsShape,
+  type ListingDetails,
+  listingDetailsSchema,
+  NO_DETAILS,
+  officeDetails,
+  saveDetails,
+} from "./listing_details.ts";
 
 /** The statuses of a listing. */
 export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
@@ -85,6 +94,7 @@ export const stockFieldsShape = {
   contact: contactInputSchema.nullable().optional().describe(
     "Provider name and contact person; only visible to the office. null removes the contact.",
   ),
+  ...detailFieldsShape,
 };
 
 /** The fields a provider writes (create and update). */
@@ -112,7 +122,7 @@ export const stockListingSchema = listingSchema.extend({
   created_at: iso,
   updated_at: iso,
   published_at: iso.nullable().describe("Time of the first publication; null while never published."),
-});
+}).extend(listingDetailsSchema.shape);
 
 /** A listing of the office's stock. */
 export type StockListing = z.infer<typeof stockListingSchema>;
@@ -193,7 +203,7 @@ export async function stockTitles(
 export async function getStock(db: Db, officeId: string, id: string): Promise<StockListing> {
   const row = isUuid(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
   if (!row) throw new AppError("not_found");
-  return stockView(row);
+  return stockView(row, await officeDetails(db.kysely, officeId, row.id));
 }
 
 /** Creates a draft listing of the acting office from `fields`; returns the office's view. */
@@ -202,7 +212,8 @@ export async function createStock(a: Action, fields: StockFields): Promise<Stock
   const { columns, contact } = splitFields(fields);
   const full = Object.fromEntries(COLUMN_KEYS.map((k) => [k, columns[k] ?? null])) as unknown as StockColumns;
   const id = await insertStockRow(a.tx, officeId, full, contact ? fullContact(contact) : null, a.now);
-  return stockView((await findStockRow(a.tx, officeId, id))!);
+  const details = await saveDetails(a.tx, id, detailChange(fields), NO_DETAILS, full);
+  return stockView((await findStockRow(a.tx, officeId, id))!, details);
 }
 
 /**
@@ -212,9 +223,13 @@ export async function createStock(a: Action, fields: StockFields): Promise<Stock
  */
 export async function updateStock(a: Action, id: string, fields: StockFields): Promise<StockListing> {
   const { columns, contact } = splitFields(fields);
+  const details = detailChange(fields);
   return await lockedListing(a, id, async (row) => {
-    if (Object.keys(columns).length === 0 && contact === undefined) return row;
+    const changes = Object.keys(columns).length > 0 || Object.keys(details).length > 0;
+    if (!changes && contact === undefined) return row;
     if (row.status === "published") requireComplete({ ...row, ...columns });
+    const current = await officeDetails(a.tx, actingOffice(a), row.id);
+    await saveDetails(a.tx, row.id, details, current, { ...row, ...columns });
     await updateStockRow(a.tx, row.id, columns, contact, a.now);
     return (await findStockRow(a.tx, actingOffice(a), row.id))!;
   });
@@ -318,7 +333,8 @@ async function lockedListing(
   if (!isUuid(id)) throw new AppError("not_found");
   const found = await findStockRow(a.tx, actingOffice(a), id.toLowerCase(), true);
   if (!found) throw new AppError("not_found");
-  return stockView(await change(found));
+  const row = await change(found);
+  return stockView(row, await officeDetails(a.tx, actingOffice(a), row.id));
 }
 
 /** The listing columns a provider writes (docs/contract.md §2.1 fields plus reference and description), in one order. */
@@ -365,8 +381,8 @@ function fullContact(c: Partial<ContactColumns>): ContactColumns | null {
   return CONTACT_KEYS.some((k) => full[k] !== null) ? full : null;
 }
 
-/** The office's view of a stored row. */
-function stockView(r: StockRow): StockListing {
+/** The office's view of a stored row and its details. */
+function stockView(r: StockRow, details: ListingDetails): StockListing {
   return {
     id: r.id,
     title: r.title,
@@ -392,5 +408,6 @@ function stockView(r: StockRow): StockListing {
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
     published_at: r.published_at ? new Date(r.published_at).toISOString() : null,
+    ...details,
   };
 }
