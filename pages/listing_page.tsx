@@ -33,6 +33,8 @@ const INQUIRY_FIELD_ERROR: Record<InquiryField, TextKey> = {
 const INQUIRY_ERROR_ID = "anfrage-fehler";
 import { messagePage, notFoundPage, type Person, personOf } from "./page_person.tsx";
 import { Baseline } from "./baseline_box.tsx";
+import { ListingGallery } from "./listing_gallery.tsx";
+import { listingExtras, ListingMore } from "./listing_details.tsx";
 
 /** What the inquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
 interface InquiryState {
@@ -49,6 +51,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
   const l = langOfRequest(c);
   const csrf = csrfToken(c, ctx.secure);
   const baseline = await baselineOf(ctx, listing);
+  const extras = await listingExtras(ctx.deps, listing.id);
   return c.html(
     <Layout
       lang={l}
@@ -58,7 +61,9 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
       csrf={csrf}
     >
       {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}
+      <ListingGallery l={l} listing={listing} photos={extras.photos} />
       <ListingFacts l={l} listing={listing} />
+      <ListingMore l={l} listing={listing} details={extras.details} />
       <h2>{t(l, "location")}</h2>
       <MapLink l={l} listing={listing} />
       <h2>{t(l, "baselineTitle")}</h2>

@@ -21,6 +21,8 @@ import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx } from "./common.ts";
 import { personOf } from "./page_person.tsx";
 import { truncate } from "../text.ts";
+import { CardPhoto, cardPhotos } from "./listing_gallery.tsx";
+import type { PhotoView } from "../photos/photos.ts";
 
 type C = Context<AppEnv>;
 
@@ -113,6 +115,7 @@ export async function searchPage(ctx: PageCtx, c: C) {
   const person = await personOf(ctx, c);
   const csrf = person ? csrfToken(c, ctx.secure) : undefined;
   const result = parsed.ok ? await searchListings(ctx.deps.db, parsed.filter) : undefined;
+  const thumbs = await cardPhotos(ctx.deps, result?.items ?? []);
   return c.html(
     <Layout
       lang={l}
@@ -130,7 +133,9 @@ export async function searchPage(ctx: PageCtx, c: C) {
           </p>
           {result.items.length === 0
             ? <p>{t(l, "noResults")}</p>
-            : result.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
+            : result.items.map((item, i) => (
+              <ListingCard key={item.id} l={l} item={item} photo={thumbs.get(item.id)} eager={i < 2} />
+            ))}
           <Pager l={l} filter={parsed.filter} total={result.total} />
         </>
       )}
@@ -235,24 +240,27 @@ function Choice(p: { value: string; label: string; selected: boolean }) {
 }
 
 /** One listing of a result list: title (linked), sample badge, place, kind, deal, price, rooms, area. */
-export function ListingCard(p: { l: Lang; item: Listing }) {
+export function ListingCard(p: { l: Lang; item: Listing; photo?: PhotoView | undefined; eager?: boolean }) {
   const { l, item } = p;
   return (
     <article class="card" data-listing-id={item.id}>
-      <h2>
-        <a href={`/objekte/${item.id}`}>{item.title ?? t(l, "untitled")}</a>
-        {item.beispiel && <span class="badge">{t(l, "beispiel")}</span>}
-      </h2>
-      <p>
-        {[
-          [item.postal_code, item.city].filter(Boolean).join(" "),
-          item.property_type && t(l, item.property_type),
-          item.transaction_type && t(l, item.transaction_type),
-          askedPrice(item.asked_price, item.transaction_type, l),
-          item.total_rooms !== null && `${decimal(item.total_rooms, l)} ${t(l, "rooms")}`,
-          item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
-        ].filter(Boolean).join(" · ")}
-      </p>
+      <CardPhoto l={l} item={item} photo={p.photo} eager={p.eager ?? false} />
+      <div>
+        <h2>
+          <a href={`/objekte/${item.id}`}>{item.title ?? t(l, "untitled")}</a>
+          {item.beispiel && <span class="badge">{t(l, "beispiel")}</span>}
+        </h2>
+        <p>
+          {[
+            [item.postal_code, item.city].filter(Boolean).join(" "),
+            item.property_type && t(l, item.property_type),
+            item.transaction_type && t(l, item.transaction_type),
+            askedPrice(item.asked_price, item.transaction_type, l),
+            item.total_rooms !== null && `${decimal(item.total_rooms, l)} ${t(l, "rooms")}`,
+            item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
+          ].filter(Boolean).join(" · ")}
+        </p>
+      </div>
     </article>
   );
 }
