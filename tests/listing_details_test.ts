@@ -74,9 +74,13 @@ Deno.test("details: written, read, cleared, checked, shown publicly only while p
     const got = await ok(provider, "get_property", { id });
     assert.equal(got.warm_rent, 1160);
     assert.equal(got.energy_certificate_valid_until, "2032-06-30");
-    const text = (await provider.callTool("get_property", { id })).content[0].text;
+    const text = ((await provider.callTool("get_property", { id })).content[0].text as string).replace(
+      /\s/g,
+      " ",
+    );
     assert.match(text, /Warmmiete: 1\.160 €\/Monat/);
     assert.match(text, /Verbrauchsausweis, 98,8 kWh\/\(m²·a\), Klasse C, Fernwärme/);
+    assert.match(text, /Nebenkosten: 210 €\/Monat Kaution: 2\.850 € Etage: 2 /);
   });
 
   await t.step("rules joining fields: invalid_request naming the field, nothing written", async () => {
