@@ -50,8 +50,8 @@ async function startPage(ctx: PageCtx, c: C) {
         <h2>{t(l, "newestListings")}</h2>
         {newest.items.length === 0
           ? <p>{t(l, "noResults")}</p>
-          : newest.items.map((item) => (
-            <ListingCard key={item.id} l={l} item={item} photo={thumbs.get(item.id)} />
+          : newest.items.map((item, i) => (
+            <ListingCard key={item.id} l={l} item={item} photo={thumbs.get(item.id)} eager={i < 2} />
           ))}
         <p>
           <a href="/objekte">{t(l, "allListings")}</a>

@@ -277,6 +277,18 @@ Deno.test({
               "Die Küche ist neu.",
             ], "escaped, lines and paragraphs kept");
             assert.equal(await guest.locator(".description b").count(), 0);
+            const en =
+              await (await fetch(`${origin}/objekte/${id}`, { headers: { "accept-language": "en" } })).text();
+            for (
+              const words of [
+                "Energy certificate",
+                "floor 2",
+                "energy consumption certificate",
+                "30 June 2032",
+              ]
+            ) {
+              assert.ok(en.includes(words), `English page: ${words}`);
+            }
             await guest.evaluate("window.scrollTo(0, document.body.scrollHeight)");
             await guest.waitForFunction(
               "[...document.querySelectorAll('.gallery img')].every((i) => i.complete && i.naturalWidth > 0)",
