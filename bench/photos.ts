@@ -7,6 +7,9 @@
  * 2. Serving, through the app in process (no network): GET of a warm 320 px WebP thumbnail (200 with its bytes)
  *    and of the same with `If-None-Match` (304), against GET of the listing's JSON (`/api/public/properties/{id}`),
  *    `BENCH_N` requests each in turn; p50 and p99 and the ratios to the listing JSON.
+ * 3. Pages, through the app in process: the search page with 24 result cards that each show a title image (one
+ *    more statement reads them, and each card renders a `<picture>`), against the same page of 24 listings without
+ *    photos (their placeholders), `BENCH_N / 4` requests each in turn; p50 and the ratio.
  *
  *   deno task bench:photos                                   PGlite
  *   DATABASE_URL=postgres://… deno task bench:photos         real Postgres (a fresh schema, dropped afterwards)
@@ -147,7 +150,45 @@ try {
     `ratio to the listing JSON (p50): thumbnail ${(quantile(full, 0.5) / p50).toFixed(2)}, ` +
       `304 ${(quantile(cond, 0.5) / p50).toFixed(2)} (expected ≤ 1.5 and ≤ 1.0)`,
   );
+  await pages(a, office, ready, who);
 } finally {
   await a.close();
   await tdb.close();
+}
+
+/** Part 3: the search page of 24 listings with title images against 24 without (the floor). */
+async function pages(
+  a: Awaited<ReturnType<typeof testApp>>,
+  office: string,
+  ready: Awaited<ReturnType<typeof preparePhotos>>,
+  who: Parameters<typeof act>[1],
+): Promise<void> {
+  const rows = (city: string) =>
+    Array.from({ length: 24 }, (_, i) => ({
+      ...sampleListing(i, prng(40 + i), a.now()),
+      city,
+      reference: null,
+      beispiel: false,
+      status: "published" as const,
+      published_at: new Date(),
+    }));
+  const withPhotos = await insertListings(a.deps.db, office, rows("Bench-Mit"));
+  await insertListings(a.deps.db, office, rows("Bench-Ohne"));
+  for (const id of withPhotos) await act(a.deps, who, (x) => addPhotos(x, id, ready));
+  const size = new Map<string, number>();
+  const html = async (path: string) => {
+    const res = await a.app.request(path, { headers: { accept: "text/html" } });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    size.set(path, (await res.arrayBuffer()).byteLength);
+  };
+  const n = Math.max(50, Math.floor(N / 4));
+  console.log(`\n3. pages, ${n} requests each in turn, in process`);
+  const floor = await timed(n, () => html("/objekte?city=Bench-Ohne"));
+  const cards = await timed(n, () => html("/objekte?city=Bench-Mit"));
+  row("floor: /objekte, 24 cards without photos", floor);
+  row("/objekte, 24 cards with title images", cards);
+  console.log(
+    `ratio (p50): ${(quantile(cards, 0.5) / quantile(floor, 0.5)).toFixed(2)}; page bytes ` +
+      `${size.get("/objekte?city=Bench-Ohne")} without, ${size.get("/objekte?city=Bench-Mit")} with photos`,
+  );
 }
