@@ -22,6 +22,7 @@ import { healthRoutes } from "./routes/health.ts";
 import {
   bodyLimit,
   logServerErrors,
+  MAX_BODY_BYTES,
   methodNotAllowed,
   notFound,
   onError,
@@ -38,6 +39,7 @@ import { authServerRoutes, discoveryRoutes } from "./routes/oauth.ts";
 import { pageRoutes } from "./pages/routes.tsx";
 import { wantsHtmlPage } from "./pages/common.ts";
 import { notFoundHtml } from "./pages/not_found_page.tsx";
+import { photoUploadBodyRule } from "./pages/workspace_photos.tsx";
 import { SOCIAL_WEBHOOK_PATH, socialRoutes } from "./routes/social.ts";
 import { INTAKE_PREFIX, intakeRoutes } from "./routes/intake.ts";
 import { PHOTO_PATH, photoRoutes } from "./routes/photos.ts";
@@ -102,7 +104,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Before the body limit, so that its 413 (and every other answer under /api/public) is readable by a browser
   // app; a preflight is answered here, without reading a body.
   app.use(PUBLIC_API_PATHS, publicCors());
-  app.use("*", bodyLimit());
+  app.use("*", bodyLimit(MAX_BODY_BYTES, [photoUploadBodyRule]));
 
   app.route(CATALOGUE_PREFIX, catalogueRoutes(deps));
   app.route(VALUATION_PREFIX, valuationRoutes(deps));

@@ -149,6 +149,44 @@ async function serving(jpeg: Uint8Array): Promise<void> {
     `ratio to the listing JSON (p50): thumbnail ${(percentile(full, 0.5) / p50).toFixed(2)}, ` +
       `304 ${(percentile(cond, 0.5) / p50).toFixed(2)} (expected ≤ 1.5 and ≤ 1.0)`,
   );
+  await pages(a, office, ready, who);
+}
+
+/** Part 3: the search page of 24 listings with title images against 24 without (the floor). */
+async function pages(
+  a: Awaited<ReturnType<typeof testApp>>,
+  office: string,
+  ready: Awaited<ReturnType<typeof preparePhotos>>,
+  who: Parameters<typeof act>[1],
+): Promise<void> {
+  const rows = (city: string) =>
+    Array.from({ length: 24 }, (_, i) => ({
+      ...sampleListing(i, prng(40 + i), a.now()),
+      city,
+      reference: null,
+      beispiel: false,
+      status: "published" as const,
+      published_at: new Date(),
+    }));
+  const withPhotos = await insertListings(a.deps.db, office, rows("Bench-Mit"));
+  await insertListings(a.deps.db, office, rows("Bench-Ohne"));
+  for (const id of withPhotos) await act(a.deps, who, (x) => addPhotos(x, id, ready));
+  const size = new Map<string, number>();
+  const html = async (path: string) => {
+    const res = await a.app.request(path, { headers: { accept: "text/html" } });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    size.set(path, (await res.arrayBuffer()).byteLength);
+  };
+  const n = Math.max(50, Math.floor(N / 4));
+  console.log(`\n3. pages, ${n} requests each in turn, in process`);
+  const floor = await timed(n, () => html("/objekte?city=Bench-Ohne"));
+  const cards = await timed(n, () => html("/objekte?city=Bench-Mit"));
+  row("floor: /objekte, 24 cards without photos", floor);
+  row("/objekte, 24 cards with title images", cards);
+  console.log(
+    `ratio (p50): ${(percentile(cards, 0.5) / percentile(floor, 0.5)).toFixed(2)}; page bytes ` +
+      `${size.get("/objekte?city=Bench-Ohne")} without, ${size.get("/objekte?city=Bench-Mit")} with photos`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -250,6 +250,14 @@ const MAPPED = [
   "verwaltung_techn/objektnr_intern",
   "verwaltung_techn/objektnr_extern",
   "verwaltung_techn/aktion",
+  // Read by openimmo_details.ts.
+  "preise/nebenkosten",
+  "preise/warmmiete",
+  "preise/kaution",
+  "geo/etage",
+  "verwaltung_objekt/verfuegbar_ab",
+  "zustand_angaben/baujahr",
+  "zustand_angaben/energiepass",
 ];
 
 /** `objektart` child elements and their property type; others are refused. */

@@ -20,6 +20,8 @@ import {
 } from "../db/openimmo.ts";
 import { type OpenImmoFile, type OpenImmoObject, readOpenImmo } from "./openimmo.ts";
 import { importPhotos } from "./openimmo_photos.ts";
+import { mapDetails } from "./openimmo_details.ts";
+import { DETAIL_COLUMNS, type ListingDetails, officeDetails, saveDetails } from "./listing_details.ts";
 import { type ReadyPhoto, replacePhotos } from "../photos/photos.ts";
 import { COLUMN_KEYS, makeUnavailable, missingForPublication, STOCK_STATUSES } from "./stock.ts";
 import { act, type ActDeps, actingOffice, type Action, type Who } from "../deps.ts";
@@ -172,14 +174,16 @@ async function importObject(
   const row = await findByExternalNumber(tx, officeId, o.number);
   if (o.action === "delete") return await withdraw(a, o.number, row, s, reject);
   const fields = o.fields!;
+  const mapped = mapDetails(o.node, fields);
+  if ("invalid" in mapped) return reject(mapped.invalid);
   const clash = fields.reference !== null &&
     await referenceTaken(tx, officeId, fields.reference, row?.id ?? null);
   if (clash) return reject(`objektnr_intern "${fields.reference}" is the reference of another listing`);
-  if (!row) return await create(a, o.number, fields, s, opts);
+  if (!row) return await create(a, o.number, fields, mapped.details, s, opts);
   if (row.status === "published" && missingForPublication(fields).length > 0) {
     return reject(`the published listing would lack: ${missingForPublication(fields).join(", ")}`);
   }
-  await update(a, o.number, row, fields, s, opts);
+  await update(a, o.number, row, fields, mapped.details, s, opts);
 }
 
 async function withdraw(
@@ -199,11 +203,13 @@ async function create(
   a: Action,
   number: string,
   fields: ListingColumns,
+  details: ListingDetails,
   s: ImportSummary,
   opts: ImportOptions,
 ): Promise<void> {
   const status = publishable(number, fields, s, opts) ? "published" : "draft";
   const id = await insertImported(a.tx, actingOffice(a), number, fields, status, a.now);
+  await saveDetails(a.tx, id, details, details, fields);
   s.created++;
   s.listings.push({ objektnr_extern: number, id, result: "created", status });
 }
@@ -213,12 +219,17 @@ async function update(
   number: string,
   row: ImportedRow,
   fields: ListingColumns,
+  details: ListingDetails,
   s: ImportSummary,
   opts: ImportOptions,
 ): Promise<void> {
   const publish = row.status === "draft" && publishable(number, fields, s, opts);
-  const same = sameColumns(row, fields);
-  if (!same) await updateImported(a.tx, row.id, fields, a.now);
+  const current = await officeDetails(a.tx, actingOffice(a), row.id);
+  const same = sameColumns(row, fields) && DETAIL_COLUMNS.every((k) => current[k] === details[k]);
+  if (!same) {
+    await updateImported(a.tx, row.id, fields, a.now);
+    await saveDetails(a.tx, row.id, details, current, fields);
+  }
   if (publish) await setListingStatus(a.tx, row.id, "published", a.now);
   const result = same && !publish ? "unchanged" : "updated";
   s[result]++;

@@ -30,6 +30,15 @@ import { actingOffice, type Action } from "../deps.ts";
 import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
 import { citySchema } from "./city.ts";
 import { pageWindow } from "../paging.ts";
+import {
+  detailChange,
+  detailFieldsShape,
+  type ListingDetails,
+  listingDetailsSchema,
+  NO_DETAILS,
+  officeDetails,
+  saveDetails,
+} from "./listing_details.ts";
 
 /** The statuses of a listing. */
 export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
@@ -79,6 +88,7 @@ export const stockFieldsShape = {
   contact: contactInputSchema.nullable().optional().describe(
     "Provider name and contact person; only visible to the office. null removes the contact.",
   ),
+  ...detailFieldsShape,
 };
 
 /** The fields a provider writes (create and update). */
@@ -106,7 +116,7 @@ export const stockListingSchema = listingSchema.extend({
   created_at: iso,
   updated_at: iso,
   published_at: iso.nullable().describe("Time of the first publication; null while never published."),
-});
+}).extend(listingDetailsSchema.shape);
 
 /** A listing of the office's stock. */
 export type StockListing = z.infer<typeof stockListingSchema>;
@@ -186,7 +196,7 @@ export async function stockTitles(
 export async function getStock(db: Db, officeId: string, id: string): Promise<StockListing> {
   const row = isUuid(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
   if (!row) throw new AppError("not_found");
-  return stockView(row);
+  return stockView(row, await officeDetails(db.kysely, officeId, row.id));
 }
 
 /** Creates a draft listing of the acting office from `fields`; returns the office's view. */
@@ -195,7 +205,8 @@ export async function createStock(a: Action, fields: StockFields): Promise<Stock
   const { columns, contact } = splitFields(fields);
   const full = Object.fromEntries(COLUMN_KEYS.map((k) => [k, columns[k] ?? null])) as unknown as StockColumns;
   const id = await insertStockRow(a.tx, officeId, full, contact ? fullContact(contact) : null, a.now);
-  return stockView((await findStockRow(a.tx, officeId, id))!);
+  const details = await saveDetails(a.tx, id, detailChange(fields), NO_DETAILS, full);
+  return stockView((await findStockRow(a.tx, officeId, id))!, details);
 }
 
 /**
@@ -205,9 +216,13 @@ export async function createStock(a: Action, fields: StockFields): Promise<Stock
  */
 export async function updateStock(a: Action, id: string, fields: StockFields): Promise<StockListing> {
   const { columns, contact } = splitFields(fields);
+  const details = detailChange(fields);
   return await lockedListing(a, id, async (row) => {
-    if (Object.keys(columns).length === 0 && contact === undefined) return row;
+    const changes = Object.keys(columns).length > 0 || Object.keys(details).length > 0;
+    if (!changes && contact === undefined) return row;
     if (row.status === "published") requireComplete({ ...row, ...columns });
+    const current = await officeDetails(a.tx, actingOffice(a), row.id);
+    await saveDetails(a.tx, row.id, details, current, { ...row, ...columns });
     await updateStockRow(a.tx, row.id, columns, contact, a.now);
     return (await findStockRow(a.tx, actingOffice(a), row.id))!;
   });
@@ -311,7 +326,8 @@ async function lockedListing(
   if (!isUuid(id)) throw new AppError("not_found");
   const found = await findStockRow(a.tx, actingOffice(a), id.toLowerCase(), true);
   if (!found) throw new AppError("not_found");
-  return stockView(await change(found));
+  const row = await change(found);
+  return stockView(row, await officeDetails(a.tx, actingOffice(a), row.id));
 }
 
 /** The listing columns a provider writes (docs/contract.md §2.1 fields plus reference and description), in one order. */
@@ -358,8 +374,8 @@ function fullContact(c: Partial<ContactColumns>): ContactColumns | null {
   return CONTACT_KEYS.some((k) => full[k] !== null) ? full : null;
 }
 
-/** The office's view of a stored row. */
-function stockView(r: StockRow): StockListing {
+/** The office's view of a stored row and its details. */
+function stockView(r: StockRow, details: ListingDetails): StockListing {
   return {
     id: r.id,
     title: r.title,
@@ -385,5 +401,6 @@ function stockView(r: StockRow): StockListing {
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
     published_at: r.published_at ? new Date(r.published_at).toISOString() : null,
+    ...details,
   };
 }

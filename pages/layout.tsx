@@ -9,6 +9,8 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { type Lang, t } from "./i18n.ts";
 import { st } from "./saved_search_texts.ts";
+import { PHOTO_STYLE } from "./listing_gallery.tsx";
+import { DETAILS_STYLE } from "./listing_details.tsx";
 
 const STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -52,7 +54,7 @@ td{border:0;padding:.15rem 0;overflow-wrap:anywhere}
 td[data-label]:not([data-label=""])::before{content:attr(data-label) ": ";font-weight:600}
 dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}
 }
-`;
+${PHOTO_STYLE}${DETAILS_STYLE}`;
 
 /** Props of {@linkcode Layout}. Every prop but `lang` and `title` is optional; new ones stay optional. */
 export interface LayoutProps {

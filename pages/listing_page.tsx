@@ -36,6 +36,8 @@ import { messagePage, notFoundPage, type Person, personOf } from "./page_person.
 import { Baseline } from "./baseline_box.tsx";
 import { BackToSearch, SearchBackField } from "./back_link.tsx";
 import { searchBack, searchOfRequest } from "./return_path.ts";
+import { ListingGallery } from "./listing_gallery.tsx";
+import { listingExtras, ListingMore } from "./listing_details.tsx";
 
 /** What the inquiry form shows again after a failed POST: the message, the wrong field, the values sent. */
 interface InquiryState {
@@ -55,6 +57,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
   const csrf = csrfToken(c, ctx.secure);
   const baseline = await baselineOf(ctx, listing);
   const back = state.back ?? searchOfRequest(c, ctx.deps.config.baseUrl);
+  const extras = await listingExtras(ctx.deps, listing.id);
   return c.html(
     <Layout
       lang={l}
@@ -65,7 +68,9 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
     >
       <BackToSearch l={l} back={back} />
       {listing.beispiel && <p class="warning" id="beispiel">{t(l, "beispielNote")}</p>}
+      <ListingGallery l={l} listing={listing} photos={extras.photos} />
       <ListingFacts l={l} listing={listing} />
+      <ListingMore l={l} listing={listing} details={extras.details} />
       <h2>{t(l, "location")}</h2>
       <MapLink l={l} listing={listing} />
       <h2>{t(l, "baselineTitle")}</h2>

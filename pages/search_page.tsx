@@ -35,6 +35,8 @@ import { personOf } from "./page_person.tsx";
 import { SaveSearchLink } from "./saved_search_pages.tsx";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { truncate } from "../text.ts";
+import { CardPhoto, cardPhotos } from "./listing_gallery.tsx";
+import type { PhotoView } from "../photos/photos.ts";
 
 type C = Context<AppEnv>;
 
@@ -202,6 +204,7 @@ export async function searchPage(ctx: PageCtx, c: C) {
   const csrf = person ? csrfToken(c, ctx.secure) : undefined;
   const found = first.ok ? await find(ctx, first.search) : undefined;
   const parsed: ParsedSearch = found && !found.ok ? found.problem : first;
+  const thumbs = await cardPhotos(ctx.deps, found?.ok ? found.result.page?.items ?? [] : []);
   return c.html(
     <Layout
       lang={l}
@@ -220,6 +223,7 @@ export async function searchPage(ctx: PageCtx, c: C) {
           page={parsed.search.page ?? 1}
           filter={parsed.search}
           signedIn={!!person}
+          thumbs={thumbs}
         />
       )}
     </Layout>,
@@ -237,6 +241,8 @@ function Results(
     /** The filters searched for ("Suche speichern" saves them). */
     filter: Partial<ListingFilter>;
     signedIn: boolean;
+    /** The title image of each listing shown (by id). */
+    thumbs: Map<string, PhotoView>;
   },
 ) {
   const { l, result, values, page } = p;
@@ -270,7 +276,9 @@ function Results(
       )}
       {reason
         ? <EmptyState l={l} reason={reason} values={values} link={link} />
-        : r.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
+        : r.items.map((item, i) => (
+          <ListingCard key={item.id} l={l} item={item} photo={p.thumbs.get(item.id)} eager={i < 2} />
+        ))}
       <Pager l={l} page={page} last={last} total={r.total} link={link} />
     </>
   );
@@ -397,25 +405,28 @@ function Choice(p: { value: string; label: string; selected: boolean }) {
 }
 
 /** One listing of a result list: title (linked), sample badge, place, kind, deal, price, rooms, area. */
-export function ListingCard(p: { l: Lang; item: Listing }) {
+export function ListingCard(p: { l: Lang; item: Listing; photo?: PhotoView | undefined; eager?: boolean }) {
   const { l, item } = p;
   return (
     <article class="card" data-listing-id={item.id}>
-      <h2>
-        <a href={`/objekte/${item.id}`}>{item.title ?? t(l, "untitled")}</a>
-        {item.beispiel && <span class="badge">{t(l, "beispiel")}</span>}
-      </h2>
-      <p>
-        {[
-          [item.postal_code, item.city].filter(Boolean).join(" "),
-          item.property_type && t(l, item.property_type),
-          item.transaction_type && t(l, item.transaction_type),
-          askedPrice(item.asked_price, item.transaction_type, l),
-          item.total_rooms !== null && `${decimal(item.total_rooms, l)} ${t(l, "rooms")}`,
-          item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
-        ].filter(Boolean).join(" · ")}
-      </p>
-      <PerSqm l={l} item={item} />
+      <CardPhoto l={l} item={item} photo={p.photo} eager={p.eager ?? false} />
+      <div>
+        <h2>
+          <a href={`/objekte/${item.id}`}>{item.title ?? t(l, "untitled")}</a>
+          {item.beispiel && <span class="badge">{t(l, "beispiel")}</span>}
+        </h2>
+        <p>
+          {[
+            [item.postal_code, item.city].filter(Boolean).join(" "),
+            item.property_type && t(l, item.property_type),
+            item.transaction_type && t(l, item.transaction_type),
+            askedPrice(item.asked_price, item.transaction_type, l),
+            item.total_rooms !== null && `${decimal(item.total_rooms, l)} ${t(l, "rooms")}`,
+            item.square_meters !== null && `${decimal(item.square_meters, l)} m²`,
+          ].filter(Boolean).join(" · ")}
+        </p>
+        <PerSqm l={l} item={item} />
+      </div>
     </article>
   );
 }

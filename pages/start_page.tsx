@@ -13,6 +13,7 @@ import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx, wantsHtmlPage } from "./common.ts";
 import { personOf } from "./page_person.tsx";
 import { ListingCard, SearchForm } from "./search_page.tsx";
+import { cardPhotos } from "./listing_gallery.tsx";
 
 type C = Context<AppEnv>;
 
@@ -34,6 +35,7 @@ async function startPage(ctx: PageCtx, c: C) {
     personOf(ctx, c),
     searchListings(ctx.deps.db, { page: 1, page_size: NEWEST }),
   ]);
+  const thumbs = await cardPhotos(ctx.deps, newest.items);
   return c.html(
     <Layout
       lang={l}
@@ -48,7 +50,9 @@ async function startPage(ctx: PageCtx, c: C) {
         <h2>{t(l, "newestListings")}</h2>
         {newest.items.length === 0
           ? <p>{t(l, "noResults")}</p>
-          : newest.items.map((item) => <ListingCard key={item.id} l={l} item={item} />)}
+          : newest.items.map((item, i) => (
+            <ListingCard key={item.id} l={l} item={item} photo={thumbs.get(item.id)} eager={i < 2} />
+          ))}
         <p>
           <a href="/objekte">{t(l, "allListings")}</a>
         </p>

@@ -49,6 +49,8 @@ import { formDecimal, numberOfInput } from "../catalogue/german.ts";
 import { documentValue } from "./document_values.ts";
 import { importRoutes, multipartForm } from "./workspace_import.tsx";
 import { base64 } from "../crypto.ts";
+import { PhotoSection, workspacePhotoRoutes } from "./workspace_photos.tsx";
+import { DetailFields, detailValues, readDetails } from "./workspace_details.tsx";
 
 type C = Context<AppEnv>;
 
@@ -67,6 +69,7 @@ export function listingRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
   app.post("/objekte/:id", (c) => save(ctx, c));
   app.post("/objekte/:id/status", (c) => changeStatus(ctx, c));
   app.post("/objekte/:id/dokumente", (c) => upload(ctx, c));
+  workspacePhotoRoutes(app, ctx);
 }
 
 async function listPage(ctx: PageCtx, c: C) {
@@ -139,7 +142,7 @@ function valuesOf(x: StockListing | undefined, l: Lang): Record<string, string> 
   }
   for (const k of NUMBER_FIELDS) out[k] = formNumber(k, x[k], l);
   for (const k of CONTACT_FIELDS) out[k] = x.contact[k] ?? "";
-  return out;
+  return { ...out, ...detailValues(x) };
 }
 
 /** A number field's value as the form shows it: "365.000", "82,5"; coordinates with all their digits ("48,137"). */
@@ -208,6 +211,7 @@ async function editPage(
         >
           {v.description ?? ""}
         </textarea>
+        <DetailFields l={l} v={v} problem={problem} />
         <fieldset>
           <legend>{w(l, "contact")}</legend>
           <div class="filters">
@@ -219,6 +223,7 @@ async function editPage(
           {listing && <StatusButtons l={l} listing={listing} />}
         </div>
       </form>
+      {listing && <PhotoSection ctx={ctx} c={c} l={l} listingId={listing.id} csrf={csrf} />}
       {listing && <Documents l={l} listingId={listing.id} files={files} csrf={csrf} />}
     </WsPage>,
     problem ? 400 : 200,
@@ -366,6 +371,7 @@ function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
     if (Number.isNaN(n)) wrong.push(k);
     raw[k] = n;
   }
+  readDetails(f, raw, wrong);
   const contact = Object.fromEntries(CONTACT_FIELDS.map((k) => [k, (f[k] ?? "").trim() || null]));
   raw.contact = Object.values(contact).every((x) => x === null) ? null : contact;
   const parsed = stockFieldsSchema.safeParse(raw);

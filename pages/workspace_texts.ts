@@ -229,6 +229,19 @@ const TEXTS = {
   aktion: ["Aktion", "Action"],
   art: ["Art der Vorlage", "Kind of template"],
   datei: ["Datei", "File"],
+  // The listing details (pages/workspace_details.tsx).
+  public_description: ["Beschreibung (öffentlich, im Exposé)", "Description (public, in the listing)"],
+  warm_rent: ["Warmmiete (€ pro Monat)", "Rent incl. heating (€ per month)"],
+  service_charges: ["Nebenkosten (€ pro Monat)", "Service charges (€ per month)"],
+  deposit: ["Kaution (€)", "Deposit (€)"],
+  floor: ["Etage (0 = Erdgeschoss)", "Floor (0 = ground floor)"],
+  available_from: ["Verfügbar ab (z. B. „sofort“)", "Available from (e.g. “now”)"],
+  energy_certificate_type: ["Art des Energieausweises", "Kind of energy certificate"],
+  energy_value: ["Endenergiebedarf/-verbrauch (kWh/(m²·a))", "Final energy demand/consumption (kWh/(m²·a))"],
+  energy_class: ["Energieeffizienzklasse", "Energy efficiency class"],
+  energy_carrier: ["Wesentlicher Energieträger", "Main energy carrier"],
+  construction_year: ["Baujahr", "Year of construction"],
+  energy_certificate_valid_until: ["Ausweis gültig bis", "Certificate valid until"],
 } as const;
 
 /** A key of the workspace texts. */

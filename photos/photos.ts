@@ -47,6 +47,11 @@ export const PHOTOS_PER_UPLOAD_MAX = 20;
 export const PHOTOS_PER_LISTING_MAX = 50;
 /** Longest alt text in characters. */
 export const ALT_TEXT_MAX = 300;
+/**
+ * Largest request body of one workspace upload (several photos in one `multipart/form-data` form), in bytes: 64
+ * MiB, a handful of full-size phone photos; larger sets go in several uploads (docs/contract.md §4.13).
+ */
+export const PHOTO_UPLOAD_BODY_MAX = 64 * 1024 * 1024;
 
 /** The REST/MCP error code of each refusal. */
 const REFUSAL_CODE: Record<PhotoRefusal, ErrorCode> = {
@@ -86,7 +91,7 @@ export class PhotoRefused extends AppError {
       field: `fotos.${index}`,
       reason: "invalid",
       names: [refusal],
-      hint: `${fileName ? `${fileName}: ` : ""}${REFUSAL_TEXT[refusal]}`,
+      hint: `${refusal}: ${fileName ? `${fileName}: ` : ""}${REFUSAL_TEXT[refusal]}`,
     });
     this.index = index;
     this.fileName = fileName;

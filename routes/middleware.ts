@@ -24,26 +24,39 @@ export function requestId(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** A larger body limit for some requests (a photo upload), with the answer when even that is exceeded. */
+export interface BodyLimitRule {
+  applies(c: Context<AppEnv>): boolean;
+  max: number;
+  /** The answer instead of the JSON 413 (a page for a form). */
+  tooLarge?(c: Context<AppEnv>): Response | Promise<Response>;
+}
+
 /**
- * Refuses bodies over {@linkcode MAX_BODY_BYTES} with 413 `payload_too_large` on every route and method: by the
- * declared Content-Length, and for bodies without one by reading at most one byte past the limit. A body that
- * fits is buffered so later handlers read it as usual. Deno.serve never hands the body of a GET or HEAD to the
- * handler (RFC 9110 §9.3.1: it has no meaning), so a chunked one is neither read nor counted: the request is
- * served as without a body.
+ * Refuses bodies over {@linkcode MAX_BODY_BYTES} (or the `max` of the first of `rules` that applies) with 413
+ * `payload_too_large` on every route and method: by the declared Content-Length, and for bodies without one by
+ * reading at most one byte past the limit. A body that fits is buffered so later handlers read it as usual.
+ * Deno.serve never hands the body of a GET or HEAD to the handler (RFC 9110 §9.3.1: it has no meaning), so a
+ * chunked one is neither read nor counted: the request is served as without a body.
  */
-export function bodyLimit(max = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
+export function bodyLimit(max = MAX_BODY_BYTES, rules: BodyLimitRule[] = []): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const rule = rules.find((r) => r.applies(c));
+    const limit = rule?.max ?? max;
+    const tooLarge = async () => {
+      if (rule?.tooLarge) return await rule.tooLarge(c);
+      throw new AppError("payload_too_large");
+    };
     const raw = c.req.raw;
     const declared = raw.headers.get("content-length");
-    if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > max)) {
-      throw new AppError("payload_too_large");
-    }
+    if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) return await tooLarge();
     if (declared === null && raw.body) {
-      const bytes = await readAtMost(raw.body, max);
-      if (!bytes) throw new AppError("payload_too_large");
+      const bytes = await readAtMost(raw.body, limit);
+      if (!bytes) return await tooLarge();
       c.req.raw = new Request(raw, { body: bytes });
     }
     await next();
+    return undefined;
   };
 }
 

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createApiKey } from "../auth/api_keys.ts";
 import { LISTING_FIELDS } from "../catalogue/listing.ts";
+import { NO_DETAILS } from "../catalogue/listing_details.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { ADDS, DESTROYS, READ_ONLY, UPDATES } from "../mcp/tools/define.ts";
@@ -154,6 +155,7 @@ Deno.test("provider stock tools in every client kind", async (t) => {
                 created_at: nowIso(),
                 updated_at: nowIso(),
                 published_at: null,
+                ...NO_DETAILS,
               },
             );
             const stored = await row(id);
@@ -197,7 +199,7 @@ Deno.test("provider stock tools in every client kind", async (t) => {
             assert.equal(rest.status, 200);
             assert.deepEqual(Object.keys(rest.body).sort(), [...LISTING_FIELDS].sort());
             assert.deepEqual(rest.body, Object.fromEntries(LISTING_FIELDS.map((k) => [k, published[k]])));
-            assert.deepEqual(await ok(seeker, "get_property", { id }), rest.body);
+            assert.deepEqual(await ok(seeker, "get_property", { id }), { ...rest.body, ...NO_DETAILS });
             assert.deepEqual(await restSearchIds(city), [id]);
 
             // Publishing again changes nothing.
@@ -213,7 +215,7 @@ Deno.test("provider stock tools in every client kind", async (t) => {
             const rest2 = await restById(id);
             assert.equal(rest2.body.title, "Neu: Balkon");
             assert.equal(rest2.body.asked_price, 1300);
-            assert.deepEqual(await ok(seeker, "get_property", { id }), rest2.body);
+            assert.deepEqual(await ok(seeker, "get_property", { id }), { ...rest2.body, ...NO_DETAILS });
 
             // A published listing cannot lose a field it needs.
             const before = await row(id);

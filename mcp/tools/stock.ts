@@ -24,7 +24,7 @@ import { officeOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
-import { listingText } from "./get_property.ts";
+import { detailsText, listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
 import { absolutePhotoUrls, listingPhotos, photoSchema } from "../../photos/photos.ts";
 
@@ -43,6 +43,7 @@ export function stockText(l: StockListing, lead?: string): string {
     lead ?? null,
     `Status: ${STATUS_DE[l.status]}${l.reference ? ` · Referenz: ${l.reference}` : ""}`,
     listingText(l),
+    ...detailsText(l),
   ].filter((s): s is string => s !== null).join("\n");
 }
 
