@@ -5,9 +5,9 @@
  * propose nothing. A value is proposed only when it is valid for the field (the stock's own input rules, rounded
  * to the column's precision) and differs from the listing's value or fills an empty field.
  */
-import { stockFieldsShape } from "../catalogue/stock.ts";
+import { listingFieldsShape } from "../catalogue/office_listings.ts";
 import type { FieldChange } from "../db/proposals.ts";
-import type { StockColumns } from "../db/stock.ts";
+import type { ListingColumns } from "../db/listings.ts";
 
 /** The listing fields a document may change. */
 export const DOCUMENT_FIELDS = ["total_rooms", "square_meters", "asked_price"] as const;
@@ -30,14 +30,14 @@ export function fieldValue(field: DocumentField, v: unknown): number | undefined
   if (n === undefined || !Number.isFinite(n)) return undefined;
   const f = 10 ** SOURCES[field].decimals;
   const rounded = Math.round(n * f) / f;
-  return stockFieldsShape[field].safeParse(rounded).success ? rounded : undefined;
+  return listingFieldsShape[field].safeParse(rounded).success ? rounded : undefined;
 }
 
 /** The changes `angaben` of a document propose for `listing` (empty when nothing differs). */
 export function documentChanges(
   sorte: string,
   angaben: Record<string, unknown>,
-  listing: Pick<StockColumns, DocumentField>,
+  listing: Pick<ListingColumns, DocumentField>,
 ): Record<string, FieldChange> {
   const changes: Record<string, FieldChange> = {};
   if (sorte === "energy_certificate") return changes;

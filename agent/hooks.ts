@@ -31,7 +31,7 @@ import {
   liveInquiriesWithoutRejection,
   type ProposalKind,
 } from "../db/proposals.ts";
-import { findStockRow } from "../db/stock.ts";
+import { findOfficeListingRow } from "../db/office_listings.ts";
 import type { Action, Reactions } from "../deps.ts";
 import { recordEvent } from "../events/outbox.ts";
 import {
@@ -117,7 +117,7 @@ export async function proposeForDocument(
 ): Promise<string[]> {
   const doc = await findDocumentSource(a.tx, fileId);
   if (!doc || doc.status !== "processed") return [];
-  const listing = await findStockRow(a.tx, doc.office_id, doc.listing_id);
+  const listing = await findOfficeListingRow(a.tx, doc.office_id, doc.listing_id);
   if (!listing) return [];
   const aenderungen = documentChanges(doc.sorte, doc.angaben, listing);
   if (Object.keys(aenderungen).length === 0) return [];

@@ -7,7 +7,7 @@
  *   `not_found`.
  * - Approving does exactly what the proposal proposes, once: a reply sends the text to the inquirer
  *   (`replyToInquiry`), a rejection rejects the inquiry with the text (`rejectInquiry`), a property change writes
- *   the proposed values into the listing (`updateStock`). Only an open (`offen`) proposal can be approved or
+ *   the proposed values into the listing (`updateListing`). Only an open (`offen`) proposal can be approved or
  *   discarded; afterwards it is `freigegeben` or `verworfen` and every further approve or discard answers
  *   `conflict` and sends nothing, also when two arrive at the same time.
  * - Every approval is one action (one transaction): the proposal row is locked and its status checked, then the listing is
@@ -19,7 +19,7 @@
  *   drafts in the same action (`agent/hooks.ts`), so no stale draft can send a second answer.
  */
 import { z } from "zod";
-import { stockFieldsShape, updateStock } from "../catalogue/stock.ts";
+import { listingFieldsShape, updateListing } from "../catalogue/office_listings.ts";
 import { listingOfOffice, lockInquiry } from "../db/inquiries.ts";
 import {
   decideProposal,
@@ -192,7 +192,7 @@ function editedChanges(p: ProposalRow, edit: ProposalEdit): Record<string, Field
   for (const [field, neu] of Object.entries(edit.aenderungen)) {
     const known = changes[field];
     const valid = (DOCUMENT_FIELDS as readonly string[]).includes(field) &&
-      stockFieldsShape[field as DocumentField].safeParse(neu).success;
+      listingFieldsShape[field as DocumentField].safeParse(neu).success;
     if (!known || !valid) throw new AppError("invalid_request", { field: `aenderungen.${field}` });
     changes[field] = { alt: known.alt, neu };
   }
@@ -208,7 +208,7 @@ async function approveChange(
   const provider = actingProvider(a);
   const changes = edited ?? p.aenderungen!;
   const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
-  await updateStock(a, p.listing_id, fields);
+  await updateListing(a, p.listing_id, fields);
   if (edited) await setProposalChanges(a.tx, p.id, edited);
   const done = await decideProposal(a.tx, provider.officeId, p.id, {
     status: "freigegeben",

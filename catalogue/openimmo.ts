@@ -9,7 +9,7 @@
  */
 import type { ListingColumns } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
-import { stockFieldsSchema } from "./stock.ts";
+import { listingFieldsSchema } from "./office_listings.ts";
 import { truncate } from "../text.ts";
 
 /** Largest XML document accepted, in bytes (also the cap of the uncompressed entry of a zip). */
@@ -415,7 +415,7 @@ const ELEMENT_OF: Record<string, string> = {
 
 /** The fields checked by the stock rules of docs/contract.md §2.1 (ranges, lengths, postal code); a failure is invalid. */
 function validated(f: ListingColumns): ListingColumns {
-  const r = stockFieldsSchema.safeParse(f);
+  const r = listingFieldsSchema.safeParse(f);
   if (r.success) return f;
   const reasons = r.error.issues.map((i) => {
     const field = String(i.path[0] ?? "");

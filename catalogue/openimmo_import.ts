@@ -23,7 +23,7 @@ import { importPhotos } from "./openimmo_photos.ts";
 import { mapDetails } from "./openimmo_details.ts";
 import { DETAIL_COLUMNS, type ListingDetails, officeDetails, saveDetails } from "./listing_details.ts";
 import { type ReadyPhoto, replacePhotos } from "../photos/photos.ts";
-import { COLUMN_KEYS, makeUnavailable, missingForPublication, STOCK_STATUSES } from "./stock.ts";
+import { COLUMN_KEYS, LISTING_STATUSES, makeUnavailable, missingForPublication } from "./office_listings.ts";
 import { act, type ActDeps, actingOffice, type Action, type Who } from "../deps.ts";
 
 /** How to import. */
@@ -70,7 +70,7 @@ export const importSummarySchema = z.object({
     objektnr_extern: z.string(),
     id: z.string(),
     result: z.enum(IMPORT_RESULTS),
-    status: z.enum(STOCK_STATUSES),
+    status: z.enum(LISTING_STATUSES),
   })).describe("Each imported object's listing, in file order."),
   committed: z.boolean().describe(
     "false for a dry run or a strict import with invalid objects: nothing written.",

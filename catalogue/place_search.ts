@@ -15,7 +15,13 @@
  *    Offenbach) and keeps only listings with coordinates.
  */
 import type { Db } from "../db/connection.ts";
-import { cityCounts, placeCentre, stockCities, stockCityKeys, withNames } from "../db/place_search.ts";
+import {
+  catalogueCities,
+  catalogueCityKeys,
+  cityCounts,
+  placeCentre,
+  withNames,
+} from "../db/place_search.ts";
 import { AppError } from "../errors.ts";
 import { checkFilter } from "./filters.ts";
 import type { Page } from "./listing.ts";
@@ -128,9 +134,9 @@ async function resolveCity(
   const spellings = placeSpellings(typed);
   const keys = [...new Set(spellings.map(cityKey).filter(Boolean))];
   const counts = await cityCounts(db, keys);
-  const inStock = spellings.filter((s) => counts.has(cityKey(s)))
+  const inCatalogue = spellings.filter((s) => counts.has(cityKey(s)))
     .sort((a, b) => counts.get(cityKey(b))! - counts.get(cityKey(a))!);
-  if (inStock.length > 0) return { kind: "found", city: inStock[0]! };
+  if (inCatalogue.length > 0) return { kind: "found", city: inCatalogue[0]! };
   const options = await optionsFor(db, typed, keys);
   // A name the place data knows exactly is taken when it says which one ("Frankfurt (Oder)") or when no other
   // name it may mean has listings ("Halle" with no listings, but "Halle (Saale)" with some, is a choice).
@@ -147,7 +153,7 @@ async function resolveCity(
 /** The cities of the stock and the municipalities a typed name may mean without its qualifier, most listings first. */
 async function optionsFor(db: Db, typed: string, keys: string[]): Promise<PlaceOption[]> {
   const loose = new Set(placeSpellings(typed).map(looseCityKey));
-  const stock = (await Promise.all(keys.map((k) => stockCities(db, k, 20)))).flat()
+  const stock = (await Promise.all(keys.map((k) => catalogueCities(db, k, 20)))).flat()
     .filter((c) => loose.has(looseCityKey(c.name)));
   const names = placeNamesLike(typed);
   const counts = await cityCounts(db, names.map(cityKey));
@@ -166,7 +172,7 @@ async function suggestionsFor(db: Db, typed: string): Promise<PlaceOption[]> {
   // alone, names only for the few that match.
   const close = closeEnough(key);
   const first = cityKey(typed.split(/[\s\-/,(]+/)[0] ?? "");
-  const keys = (await stockCityKeys(db, "", 5000)).filter((c) =>
+  const keys = (await catalogueCityKeys(db, "", 5000)).filter((c) =>
     editDistance(key, c.key) <= close ||
     (c.key.length > key.length && editDistance(key, c.key.slice(0, key.length)) <= close) ||
     (first.length >= 4 && first !== key && c.key.startsWith(first))

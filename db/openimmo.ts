@@ -6,12 +6,12 @@
 import { type Kysely, sql } from "kysely";
 import type { ListingColumns } from "./listings.ts";
 import type { Database } from "./schema.ts";
-import type { StockStatus } from "./stock.ts";
+import type { ListingStatus } from "./office_listings.ts";
 
 /** An office's listing found by its external number: id, status and the columns the import writes. */
 export interface ImportedRow extends ListingColumns {
   id: string;
-  status: StockStatus;
+  status: ListingStatus;
 }
 
 /** Serialises imports into one office for the rest of the transaction `q` (a transaction-level advisory lock). */

@@ -5,7 +5,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.ts";
-import type { StockStatus } from "./stock.ts";
+import type { ListingStatus } from "./office_listings.ts";
 
 type Q = Kysely<Database>;
 
@@ -55,8 +55,8 @@ export async function lockPhotoListing(
   q: Q,
   officeId: string,
   listingId: string,
-): Promise<{ status: StockStatus } | undefined> {
-  const r = await sql<{ status: StockStatus }>`select status from listings
+): Promise<{ status: ListingStatus } | undefined> {
+  const r = await sql<{ status: ListingStatus }>`select status from listings
     where id = ${listingId} and office_id = ${officeId} for update`.execute(q);
   return r.rows[0];
 }

@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { Db } from "./connection.ts";
 
 /** A city of the stock: its key (`city_key`), a spelling of its name, and its published listings. */
-export interface StockCity {
+export interface CatalogueCity {
   /** The normalised key (`city_key` of migration 0001). */
   key: string;
   /** The name as one of its listings spells it. */
@@ -32,12 +32,12 @@ export async function cityCounts(db: Db, keys: string[]): Promise<Map<string, nu
  * of the stock when `prefix` is empty: for the choices between "Frankfurt am Main" and "Frankfurt (Oder)" and
  * the suggestions when nothing matches.
  */
-export async function stockCities(db: Db, prefix: string, limit: number): Promise<StockCity[]> {
-  return await withNames(db, await stockCityKeys(db, prefix, limit));
+export async function catalogueCities(db: Db, prefix: string, limit: number): Promise<CatalogueCity[]> {
+  return await withNames(db, await catalogueCityKeys(db, prefix, limit));
 }
 
-/** {@linkcode stockCities} without the names: keys and numbers only, from the counts alone. */
-export async function stockCityKeys(
+/** {@linkcode catalogueCities} without the names: keys and numbers only, from the counts alone. */
+export async function catalogueCityKeys(
   db: Db,
   prefix: string,
   limit: number,
@@ -53,7 +53,10 @@ export async function stockCityKeys(
 }
 
 /** Each city key with one published listing's spelling of its name (the most frequent is not worth a scan). */
-export async function withNames(db: Db, rows: Array<{ key: string; count: number }>): Promise<StockCity[]> {
+export async function withNames(
+  db: Db,
+  rows: Array<{ key: string; count: number }>,
+): Promise<CatalogueCity[]> {
   if (rows.length === 0) return [];
   const r = await sql<{ key: string; name: string }>`
     select k.key, (select l.city from listings l where l.status = 'published' and l.city_key = k.key limit 1) as name

@@ -16,7 +16,7 @@ import { registerGetProperty } from "./tools/get_property.ts";
 import { registerSeekerCatalogueTools } from "./tools/catalogue.ts";
 import { registerProviderInquiryTools, registerSeekerInquiryTools } from "./tools/inquiries.ts";
 import { registerSavedSearchTools } from "./tools/saved_searches.ts";
-import { registerProviderStockTools } from "./tools/stock.ts";
+import { registerOfficeListingTools } from "./tools/office_listings.ts";
 import { registerDocumentTools } from "./tools/documents.ts";
 import { registerProposalTools } from "./tools/proposals.ts";
 import { registerSocialTools } from "./tools/social.ts";
@@ -96,7 +96,7 @@ const SEEKER_INSTRUCTIONS = [
 /** The provider server's tools, declared once (see {@linkcode ToolSet}). */
 export function providerTools(deps: AppDeps): ToolSet {
   const tools = new ToolSet();
-  registerProviderStockTools(tools, deps);
+  registerOfficeListingTools(tools, deps);
   registerProviderInquiryTools(tools, deps);
   registerProviderViewingTools(tools, deps);
   registerProposalTools(tools, deps);

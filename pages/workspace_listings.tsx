@@ -8,18 +8,18 @@ import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT, PROPERTY_TYPES, TRANSACTION_TYPES } from "../catalogue/listing.ts";
 import {
-  createStock,
-  getStock,
-  listStock,
-  publishStock,
-  reserveStock,
-  STOCK_STATUSES,
-  type StockFields,
-  stockFieldsSchema,
-  type StockListing,
-  updateStock,
-  withdrawStock,
-} from "../catalogue/stock.ts";
+  createListing,
+  getOfficeListing,
+  LISTING_STATUSES,
+  type ListingFields,
+  listingFieldsSchema,
+  listOfficeListings,
+  type OfficeListing,
+  publishListing,
+  reserveListing,
+  updateListing,
+  withdrawListing,
+} from "../catalogue/office_listings.ts";
 import { AppError } from "../errors.ts";
 import type { Action } from "../deps.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
@@ -76,10 +76,10 @@ async function listPage(ctx: PageCtx, c: C) {
   const m = memberOf(c);
   const l = langOfRequest(c);
   const rawStatus = c.req.query("status");
-  const status = STOCK_STATUSES.find((s) => s === rawStatus);
+  const status = LISTING_STATUSES.find((s) => s === rawStatus);
   const q = (c.req.query("q") ?? "").slice(0, 100);
   const page = pageParam(c);
-  const r = await listStock(ctx.deps.db, m.officeId, {
+  const r = await listOfficeListings(ctx.deps.db, m.officeId, {
     status,
     search: q.replaceAll("\0", "") || undefined,
     page,
@@ -102,7 +102,7 @@ async function listPage(ctx: PageCtx, c: C) {
           <label for="status">{w(l, "status")}</label>
           <select id="status" name="status">
             <option value="">{w(l, "all")}</option>
-            {STOCK_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
+            {LISTING_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
           </select>
         </div>
         <div>
@@ -134,7 +134,7 @@ async function listPage(ctx: PageCtx, c: C) {
 }
 
 /** The form values of a listing, as strings: numbers in the page's format, read back by `fieldsOf`. */
-function valuesOf(x: StockListing | undefined, l: Lang): Record<string, string> {
+function valuesOf(x: OfficeListing | undefined, l: Lang): Record<string, string> {
   if (!x) return {};
   const out: Record<string, string> = {};
   for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"] as const) {
@@ -157,7 +157,7 @@ async function showListing(ctx: PageCtx, c: C) {
   const listing = await attempt(
     ctx,
     c,
-    () => getStock(ctx.deps.db, m.officeId, c.req.param("id") ?? ""),
+    () => getOfficeListing(ctx.deps.db, m.officeId, c.req.param("id") ?? ""),
     () => notFound(ctx, c),
   );
   if (listing instanceof Response) return listing;
@@ -167,7 +167,7 @@ async function showListing(ctx: PageCtx, c: C) {
 async function editPage(
   ctx: PageCtx,
   c: C,
-  listing: StockListing | undefined,
+  listing: OfficeListing | undefined,
   problem?: FormProblem,
   sent?: Record<string, string>,
 ) {
@@ -234,7 +234,7 @@ async function editPage(
  * The status changes next to Save: each submits the edit form with its edits, saved and changed in one action;
  * withdrawing asks first (a `<details>` that works without JavaScript).
  */
-function StatusButtons(p: { l: Lang; listing: StockListing }) {
+function StatusButtons(p: { l: Lang; listing: OfficeListing }) {
   const { l, listing: x } = p;
   return (
     <>
@@ -255,7 +255,7 @@ function StatusButtons(p: { l: Lang; listing: StockListing }) {
   );
 }
 
-function StatusBar(p: { l: Lang; listing: StockListing }) {
+function StatusBar(p: { l: Lang; listing: OfficeListing }) {
   const { l, listing: x } = p;
   return (
     <>
@@ -360,7 +360,7 @@ function Documents(
 }
 
 /** The listing fields of the form (empty clears a field), or the fields that are wrong. */
-function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
+function fieldsOf(f: Record<string, string>): ListingFields | FormProblem {
   const raw: Record<string, unknown> = {};
   const wrong: string[] = [];
   for (const k of [...TEXT_FIELDS, "description", "property_type", "transaction_type"]) {
@@ -374,7 +374,7 @@ function fieldsOf(f: Record<string, string>): StockFields | FormProblem {
   readDetails(f, raw, wrong);
   const contact = Object.fromEntries(CONTACT_FIELDS.map((k) => [k, (f[k] ?? "").trim() || null]));
   raw.contact = Object.values(contact).every((x) => x === null) ? null : contact;
-  const parsed = stockFieldsSchema.safeParse(raw);
+  const parsed = listingFieldsSchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.map(String);
@@ -393,7 +393,7 @@ async function create(ctx: PageCtx, c: C) {
   const made = await attempt(
     ctx,
     c,
-    () => memberAct(ctx, m, (a) => createStock(a, fields as StockFields)),
+    () => memberAct(ctx, m, (a) => createListing(a, fields as ListingFields)),
     (problem) => editPage(ctx, c, undefined, problem, f),
   );
   if (made instanceof Response) return made;
@@ -409,7 +409,7 @@ async function save(ctx: PageCtx, c: C) {
   if ("fields" in fields && Array.isArray(fields.fields)) {
     return await againWith(ctx, c, id, (current) => editPage(ctx, c, current, fields, f));
   }
-  // The listing is read only to show the form again: updateStock answers not_found itself. A status button saves
+  // The listing is read only to show the form again: updateListing answers not_found itself. A status button saves
   // the edits and changes the status in one action: a refused change (publish with fields missing) keeps neither,
   // and the form is shown again with what was sent.
   const saved = await attempt(
@@ -417,7 +417,7 @@ async function save(ctx: PageCtx, c: C) {
     c,
     () =>
       memberAct(ctx, m, async (a) => {
-        const done = await updateStock(a, id, fields as StockFields);
+        const done = await updateListing(a, id, fields as ListingFields);
         return f.aktion ? await statusChange(a, id, f.aktion) : done;
       }),
     (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
@@ -432,10 +432,10 @@ async function changeStatus(ctx: PageCtx, c: C) {
   const m = memberOf(c);
   const id = c.req.param("id") ?? "";
   const done = await attempt(ctx, c, async () => {
-    await getStock(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
+    await getOfficeListing(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
     return await memberAct(ctx, m, (a) => statusChange(a, id, f.aktion ?? ""));
   }, async (problem) => {
-    const current = await getStock(ctx.deps.db, m.officeId, id);
+    const current = await getOfficeListing(ctx.deps.db, m.officeId, id);
     return await editPage(ctx, c, current, problem);
   });
   if (done instanceof Response) return done;
@@ -443,10 +443,10 @@ async function changeStatus(ctx: PageCtx, c: C) {
 }
 
 /** The status change `aktion` (publish, reserve, withdraw) of listing `id` in action `a`; else `invalid_request`. */
-async function statusChange(a: Action, id: string, aktion: string): Promise<StockListing> {
-  if (aktion === "publish") return await publishStock(a, id);
-  if (aktion === "reserve") return (await reserveStock(a, id)).listing;
-  if (aktion === "withdraw") return (await withdrawStock(a, id)).listing;
+async function statusChange(a: Action, id: string, aktion: string): Promise<OfficeListing> {
+  if (aktion === "publish") return await publishListing(a, id);
+  if (aktion === "reserve") return (await reserveListing(a, id)).listing;
+  if (aktion === "withdraw") return (await withdrawListing(a, id)).listing;
   throw new AppError("invalid_request", { field: "aktion" });
 }
 
@@ -489,12 +489,12 @@ async function againWith(
   ctx: PageCtx,
   c: C,
   id: string,
-  page: (current: StockListing) => Response | Promise<Response>,
+  page: (current: OfficeListing) => Response | Promise<Response>,
 ): Promise<Response> {
   const current = await attempt(
     ctx,
     c,
-    () => getStock(ctx.deps.db, memberOf(c).officeId, id),
+    () => getOfficeListing(ctx.deps.db, memberOf(c).officeId, id),
     () => notFound(ctx, c),
   );
   return current instanceof Response ? current : await page(current);

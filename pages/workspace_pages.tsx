@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { listProposals } from "../agent/proposals.ts";
-import { STOCK_STATUSES, stockCounts, stockTitles } from "../catalogue/stock.ts";
+import { countOfficeListings, LISTING_STATUSES, officeListingTitles } from "../catalogue/office_listings.ts";
 import { nowOf } from "../deps.ts";
 import { decimal } from "../catalogue/german.ts";
 import { listOfficeInquiries } from "../inquiries/inquiries.ts";
@@ -52,17 +52,17 @@ async function overview(ctx: PageCtx, c: C) {
       page: 1,
       page_size: 60,
     }),
-    stockCounts(ctx.deps.db, m.officeId),
+    countOfficeListings(ctx.deps.db, m.officeId),
   ]);
-  const titles = await stockTitles(ctx.deps.db, m.officeId, [
+  const titles = await officeListingTitles(ctx.deps.db, m.officeId, [
     ...slots.items.map((s) => s.listing_id),
     ...proposals.items.map((p) => p.objekt_id),
   ]);
   return c.html(
     <WsPage ctx={ctx} c={c} title={w(l, "workspace")} at="overview">
-      <h2 id="stock">{w(l, "stockByStatus")}</h2>
+      <h2 id="stock">{w(l, "listingsByStatus")}</h2>
       <div class="stats">
-        {STOCK_STATUSES.map((s) => (
+        {LISTING_STATUSES.map((s) => (
           <a href={`${WORKSPACE}/objekte?status=${s}`} data-status={s}>
             <b>{decimal(counts[s], l)}</b>
             {w(l, s)}

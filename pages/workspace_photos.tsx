@@ -9,7 +9,7 @@
 import type { Context, Hono } from "hono";
 import { raw } from "hono/html";
 import { AppError } from "../errors.ts";
-import { getStock } from "../catalogue/stock.ts";
+import { getOfficeListing } from "../catalogue/office_listings.ts";
 import {
   addPhotos,
   ALT_TEXT_MAX,
@@ -233,7 +233,7 @@ async function photosPage(ctx: PageCtx, c: C, problem?: PhotoProblem) {
   const m = memberOf(c);
   let title: string;
   try {
-    const listing = await getStock(ctx.deps.db, m.officeId, c.req.param("id") ?? "");
+    const listing = await getOfficeListing(ctx.deps.db, m.officeId, c.req.param("id") ?? "");
     title = listing.title ?? listing.id;
   } catch (e) {
     if (e instanceof AppError && e.code === "not_found") return notFound(ctx, c);

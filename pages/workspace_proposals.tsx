@@ -20,7 +20,7 @@ import { TEMPLATE_MAX } from "../agent/drafts.ts";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { decimal, formDecimal, numberOfInput } from "../catalogue/german.ts";
 import { MESSAGE_MAX } from "../inquiries/inquiries.ts";
-import { stockTitles } from "../catalogue/stock.ts";
+import { officeListingTitles } from "../catalogue/office_listings.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
@@ -60,7 +60,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem) {
     getTemplate(ctx.deps, m.officeId, "reply"),
     getTemplate(ctx.deps, m.officeId, "rejection"),
   ]);
-  const titles = await stockTitles(ctx.deps.db, m.officeId, r.items.map((p) => p.objekt_id));
+  const titles = await officeListingTitles(ctx.deps.db, m.officeId, r.items.map((p) => p.objekt_id));
   const csrf = csrfToken(c, ctx.secure);
   return c.html(
     <WsPage ctx={ctx} c={c} title={w(l, "openProposals")} at="proposals">

@@ -18,7 +18,7 @@ const TEXTS = {
   openInquiries: ["Offene Anfragen", "Open inquiries"],
   openProposals: ["Vorschläge zur Freigabe", "Proposals awaiting approval"],
   nextViewings: ["Besichtigungen der nächsten 7 Tage", "Viewings of the next 7 days"],
-  stockByStatus: ["Objekte nach Status", "Listings by status"],
+  listingsByStatus: ["Objekte nach Status", "Listings by status"],
   none: ["Keine.", "None."],
   all: ["alle", "all"],
   showAll: ["Alle anzeigen", "Show all"],

@@ -7,7 +7,7 @@ import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { nowOf } from "../deps.ts";
-import { stockTitles } from "../catalogue/stock.ts";
+import { officeListingTitles } from "../catalogue/office_listings.ts";
 import type { ErrorReason } from "../errors.ts";
 import { isUuid } from "../ids.ts";
 import type { AppEnv } from "../routes/env.ts";
@@ -73,7 +73,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<
       page_size: PAGE_SIZE_DEFAULT,
     }), () => notFound(ctx, c));
   if (r instanceof Response) return r;
-  const titles = await stockTitles(ctx.deps.db, m.officeId, [
+  const titles = await officeListingTitles(ctx.deps.db, m.officeId, [
     ...(objekt ? [objekt.toLowerCase()] : []),
     ...r.items.map((s) => s.listing_id),
   ]);

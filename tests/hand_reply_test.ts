@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { approveProposal } from "../agent/proposals.ts";
 import { createPerson } from "../auth/accounts.ts";
-import { reserveStock } from "../catalogue/stock.ts";
+import { reserveListing } from "../catalogue/office_listings.ts";
 import { act } from "../deps.ts";
 import { startMembership } from "../db/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
@@ -109,7 +109,7 @@ Deno.test("approving one draft discards the inquiry's other drafts, not those of
   const other = await inquiry();
   // Reserving the listing makes the agent propose a rejection as well: two open drafts for one inquiry.
   t.advance(1_000);
-  await act(t.deps, who, (a) => reserveStock(a, listingId));
+  await act(t.deps, who, (a) => reserveListing(a, listingId));
   const [reply, rejection] = await drafts(inquiryId);
   assert.deepEqual([reply?.vorschlag_art, rejection?.vorschlag_art], ["reply", "rejection"]);
   await act(t.deps, who, (a) => approveProposal(a, reply!.id));

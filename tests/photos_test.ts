@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { LISTING_FIELDS } from "../catalogue/listing.ts";
-import { publishStock, reserveStock, withdrawStock } from "../catalogue/stock.ts";
+import { publishListing, reserveListing, withdrawListing } from "../catalogue/office_listings.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
@@ -250,7 +250,7 @@ Deno.test("serving: content-addressed, immutable, ETag and 304; 404 unless the l
   const hash = /([0-9a-f]{64})/.exec(webpUrl)![1]!;
 
   assert.equal((await request(t.app, webpUrl)).status, 404, "a draft's photos are not public");
-  await act(deps, officeWho(office), (a) => publishStock(a, id));
+  await act(deps, officeWho(office), (a) => publishListing(a, id));
   assert.equal((await publishedPhotos(deps, [id])).get(id)?.length, 1);
 
   const res = await request(t.app, webpUrl);
@@ -314,13 +314,13 @@ Deno.test("serving: content-addressed, immutable, ETag and 304; 404 unless the l
     assert.equal((await publishedPhotos(deps, [id])).size, 0, why);
   };
   const asOffice = officeWho(office);
-  await act(deps, asOffice, (a) => reserveStock(a, id));
+  await act(deps, asOffice, (a) => reserveListing(a, id));
   await gone("reserved");
-  await act(deps, asOffice, (a) => publishStock(a, id));
+  await act(deps, asOffice, (a) => publishListing(a, id));
   assert.equal((await request(t.app, webpUrl)).status, 200);
-  await act(deps, asOffice, (a) => withdrawStock(a, id));
+  await act(deps, asOffice, (a) => withdrawListing(a, id));
   await gone("withdrawn");
-  await act(deps, asOffice, (a) => publishStock(a, id));
+  await act(deps, asOffice, (a) => publishListing(a, id));
   assert.equal((await request(t.app, webpUrl)).status, 200);
   await db.kysely.deleteFrom("listings").where("id", "=", id).execute();
   assert.equal((await request(t.app, webpUrl)).status, 404, "deleted");

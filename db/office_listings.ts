@@ -12,10 +12,7 @@ import type { Database } from "./schema.ts";
  * A listing's status. `reserved` (migration 0011) is not in `schema.ts`'s column type yet, so the status is
  * written and compared through raw SQL here.
  */
-export type StockStatus = "draft" | "published" | "withdrawn" | "reserved";
-
-/** The listing columns a provider writes (everything but status, timestamps and `beispiel`). */
-export type StockColumns = ListingColumns;
+export type ListingStatus = "draft" | "published" | "withdrawn" | "reserved";
 
 /** The columns of `listing_contacts` a provider writes. */
 export interface ContactColumns {
@@ -26,9 +23,9 @@ export interface ContactColumns {
 }
 
 /** One listing of an office as stored, with its contact columns (null without a contact row). */
-export interface StockRow extends StockColumns, ContactColumns {
+export interface OfficeListingRow extends ListingColumns, ContactColumns {
   id: string;
-  status: StockStatus;
+  status: ListingStatus;
   beispiel: boolean;
   created_at: Date;
   updated_at: Date;
@@ -36,15 +33,15 @@ export interface StockRow extends StockColumns, ContactColumns {
 }
 
 /** One line of an office's stock list. */
-export interface StockListRow {
+export interface OfficeListingLine {
   id: string;
-  status: StockStatus;
+  status: ListingStatus;
   reference: string | null;
   title: string | null;
   city: string | null;
   postal_code: string | null;
-  property_type: StockColumns["property_type"];
-  transaction_type: StockColumns["transaction_type"];
+  property_type: ListingColumns["property_type"];
+  transaction_type: ListingColumns["transaction_type"];
   asked_price: number | null;
   published_at: Date | null;
   updated_at: Date;
@@ -93,37 +90,37 @@ const LIST_COLUMNS = [
  * The listing `id` (a lower-case UUID) of office `officeId`, or undefined; `lock` takes a row lock (`for update`)
  * for the rest of the transaction `q`.
  */
-export async function findStockRow(
+export async function findOfficeListingRow(
   q: Kysely<Database>,
   officeId: string,
   id: string,
   lock = false,
-): Promise<StockRow | undefined> {
+): Promise<OfficeListingRow | undefined> {
   let query = q.selectFrom("listings")
     .leftJoin("listing_contacts", "listing_contacts.listing_id", "listings.id")
     .select(ROW_COLUMNS)
     .where("listings.id", "=", id).where("listings.office_id", "=", officeId);
   if (lock) query = query.forUpdate("listings");
-  return await query.executeTakeFirst() as StockRow | undefined;
+  return await query.executeTakeFirst() as OfficeListingRow | undefined;
 }
 
 /** What the office's stock list is filtered by: one status, and a text in title, reference, city or postal code. */
-interface StockFilter {
-  status?: StockStatus | undefined;
+interface OfficeListingsFilter {
+  status?: ListingStatus | undefined;
   /** Matched case-insensitively as a substring (`%` and `_` are taken literally). */
   search?: string | undefined;
 }
 
 /** The office's listings matching `f`: `limit` rows from `offset`, last updated first, and the total. */
-export async function listStockRows(
+export async function listOfficeListingRows(
   db: Db,
   officeId: string,
-  f: StockFilter,
+  f: OfficeListingsFilter,
   limit: number,
   offset: number,
-): Promise<{ items: StockListRow[]; total: number }> {
+): Promise<{ items: OfficeListingLine[]; total: number }> {
   let base = db.kysely.selectFrom("listings").where("office_id", "=", officeId);
-  if (f.status !== undefined) base = base.where(sql<StockStatus>`status`, "=", f.status);
+  if (f.status !== undefined) base = base.where(sql<ListingStatus>`status`, "=", f.status);
   if (f.search !== undefined) {
     const like = `%${f.search.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
     base = base.where(
@@ -139,22 +136,22 @@ export async function listStockRows(
       .execute(),
     base.select(sql<number>`count(*)::int`.as("total")).executeTakeFirstOrThrow(),
   ]);
-  return { items: items as StockListRow[], total: count.total };
+  return { items: items as OfficeListingLine[], total: count.total };
 }
 
 /** The number of the office's listings in each status (a status without listings is absent). */
-export async function countStockByStatus(
+export async function countListingsByStatus(
   db: Db,
   officeId: string,
-): Promise<Partial<Record<StockStatus, number>>> {
+): Promise<Partial<Record<ListingStatus, number>>> {
   const rows = await db.kysely.selectFrom("listings").where("office_id", "=", officeId)
-    .select([sql<StockStatus>`status::text`.as("status"), sql<number>`count(*)::int`.as("n")])
+    .select([sql<ListingStatus>`status::text`.as("status"), sql<number>`count(*)::int`.as("n")])
     .groupBy("status").execute();
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
 /** The titles of the office's listings among `ids` (lower-case UUIDs; other offices' ids are left out), by id. */
-export async function findStockTitles(
+export async function findOfficeListingTitles(
   db: Db,
   officeId: string,
   ids: string[],
@@ -166,10 +163,10 @@ export async function findStockTitles(
 }
 
 /** Inserts a draft listing of `officeId` (not a sample) with its contact when one is given; returns its id. */
-export async function insertStockRow(
+export async function insertListingRow(
   q: Kysely<Database>,
   officeId: string,
-  columns: StockColumns,
+  columns: ListingColumns,
   contact: ContactColumns | null,
   now: Date,
 ): Promise<string> {
@@ -192,10 +189,10 @@ export async function insertStockRow(
  * Changes the given listing columns of `id` and sets `updated_at`; `contact` changes the given contact columns
  * (creating the contact row when missing), `null` removes the contact.
  */
-export async function updateStockRow(
+export async function updateListingRow(
   q: Kysely<Database>,
   id: string,
-  columns: Partial<StockColumns>,
+  columns: Partial<ListingColumns>,
   contact: Partial<ContactColumns> | null | undefined,
   now: Date,
 ): Promise<void> {

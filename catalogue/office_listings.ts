@@ -14,17 +14,16 @@ import { z } from "zod";
 import type { Db } from "../db/connection.ts";
 import {
   type ContactColumns,
-  countStockByStatus,
-  findStockRow,
-  findStockTitles,
-  insertStockRow,
-  listStockRows,
-  type StockColumns,
-  type StockRow,
-  type StockStatus,
-  updateStockRow,
-} from "../db/stock.ts";
-import { setListingStatus } from "../db/listings.ts";
+  countListingsByStatus,
+  findOfficeListingRow,
+  findOfficeListingTitles,
+  insertListingRow,
+  type ListingStatus,
+  listOfficeListingRows,
+  type OfficeListingRow,
+  updateListingRow,
+} from "../db/office_listings.ts";
+import { type ListingColumns, setListingStatus } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { actingOffice, type Action } from "../deps.ts";
 import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
@@ -41,7 +40,7 @@ import {
 } from "./listing_details.ts";
 
 /** The statuses of a listing. */
-export const STOCK_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
+export const LISTING_STATUSES = ["draft", "published", "withdrawn", "reserved"] as const;
 
 /** Largest asked price accepted, in euro (the column holds 12 digits before the decimal point). */
 export const PRICE_MAX = 100_000_000_000;
@@ -68,7 +67,7 @@ export const contactInputSchema = z.strictObject({
 });
 
 /** The fields a provider writes, as input: every field optional; `null` clears it, an absent field stays. */
-export const stockFieldsShape = {
+export const listingFieldsShape = {
   reference: oneLine(100).describe("Internal reference, unique within the office."),
   title: oneLine(300).describe("One line: no line breaks, tabs or other control characters."),
   description: multiLineText(20_000).nullable().optional().describe(
@@ -92,10 +91,10 @@ export const stockFieldsShape = {
 };
 
 /** The fields a provider writes (create and update). */
-export const stockFieldsSchema = z.strictObject(stockFieldsShape);
+export const listingFieldsSchema = z.strictObject(listingFieldsShape);
 
 /** Fields of a listing as given by a provider. */
-export type StockFields = z.infer<typeof stockFieldsSchema>;
+export type ListingFields = z.infer<typeof listingFieldsSchema>;
 
 const iso = z.string().describe("ISO 8601 timestamp (UTC).");
 
@@ -108,8 +107,8 @@ export const contactSchema = z.object({
 });
 
 /** One listing as its office sees it: the public fields plus status, internal fields, contact and timestamps. */
-export const stockListingSchema = listingSchema.extend({
-  status: z.enum(STOCK_STATUSES),
+export const officeListingSchema = listingSchema.extend({
+  status: z.enum(LISTING_STATUSES),
   reference: z.string().nullable(),
   description: z.string().nullable(),
   contact: contactSchema,
@@ -119,12 +118,12 @@ export const stockListingSchema = listingSchema.extend({
 }).extend(listingDetailsSchema.shape);
 
 /** A listing of the office's stock. */
-export type StockListing = z.infer<typeof stockListingSchema>;
+export type OfficeListing = z.infer<typeof officeListingSchema>;
 
 /** One line of the stock list. */
-export const stockItemSchema = z.object({
+export const officeListingItemSchema = z.object({
   id: z.string(),
-  status: z.enum(STOCK_STATUSES),
+  status: z.enum(LISTING_STATUSES),
   reference: z.string().nullable(),
   title: z.string().nullable(),
   city: z.string().nullable(),
@@ -137,19 +136,19 @@ export const stockItemSchema = z.object({
 });
 
 /** A page of the office's stock. */
-export const stockPageSchema = z.object({
-  items: z.array(stockItemSchema),
+export const officeListingsPageSchema = z.object({
+  items: z.array(officeListingItemSchema),
   total: z.number().int().describe("Number of the office's listings matching the status filter."),
   page: z.number().int(),
   page_size: z.number().int(),
 });
 
 /** A page of the office's stock. */
-export type StockPage = z.infer<typeof stockPageSchema>;
+export type OfficeListingsPage = z.infer<typeof officeListingsPageSchema>;
 
 /** What the stock list is asked for. */
-export interface StockQuery {
-  status?: (typeof STOCK_STATUSES)[number] | undefined;
+export interface OfficeListingsQuery {
+  status?: (typeof LISTING_STATUSES)[number] | undefined;
   /** Only listings whose title, reference, city or postal code contain this text (case-insensitive). */
   search?: string | undefined;
   page?: number | undefined;
@@ -157,14 +156,18 @@ export interface StockQuery {
 }
 
 /** One page of the office's listings in every status (or one), last updated first. */
-export async function listStock(db: Db, officeId: string, q: StockQuery): Promise<StockPage> {
+export async function listOfficeListings(
+  db: Db,
+  officeId: string,
+  q: OfficeListingsQuery,
+): Promise<OfficeListingsPage> {
   const { page, page_size: pageSize, offset } = pageWindow(q);
   const search = q.search?.trim() || undefined;
   if (search !== undefined && (search.length > 100 || search.includes("\u0000"))) {
     throw new AppError("invalid_request", { field: "search" });
   }
   const f = { status: q.status, search };
-  const { items, total } = await listStockRows(db, officeId, f, pageSize, offset);
+  const { items, total } = await listOfficeListingRows(db, officeId, f, pageSize, offset);
   return {
     items: items.map((r) => ({
       ...r,
@@ -178,35 +181,37 @@ export async function listStock(db: Db, officeId: string, q: StockQuery): Promis
 }
 
 /** How many listings of the office are in each status (every status named, 0 when none). */
-export async function stockCounts(db: Db, officeId: string): Promise<Record<StockStatus, number>> {
-  const found = await countStockByStatus(db, officeId);
-  return Object.fromEntries(STOCK_STATUSES.map((s) => [s, found[s] ?? 0])) as Record<StockStatus, number>;
+export async function countOfficeListings(db: Db, officeId: string): Promise<Record<ListingStatus, number>> {
+  const found = await countListingsByStatus(db, officeId);
+  return Object.fromEntries(LISTING_STATUSES.map((s) => [s, found[s] ?? 0])) as Record<ListingStatus, number>;
 }
 
 /** The titles of the office's listings among `ids`, by id; malformed ids and other offices' ids are left out. */
-export async function stockTitles(
+export async function officeListingTitles(
   db: Db,
   officeId: string,
   ids: string[],
 ): Promise<Map<string, string | null>> {
-  return await findStockTitles(db, officeId, ids.filter(isUuid).map((id) => id.toLowerCase()));
+  return await findOfficeListingTitles(db, officeId, ids.filter(isUuid).map((id) => id.toLowerCase()));
 }
 
 /** The office's listing `id`; a malformed id, an unknown one and another office's all throw `not_found`. */
-export async function getStock(db: Db, officeId: string, id: string): Promise<StockListing> {
-  const row = isUuid(id) ? await findStockRow(db.kysely, officeId, id.toLowerCase()) : undefined;
+export async function getOfficeListing(db: Db, officeId: string, id: string): Promise<OfficeListing> {
+  const row = isUuid(id) ? await findOfficeListingRow(db.kysely, officeId, id.toLowerCase()) : undefined;
   if (!row) throw new AppError("not_found");
-  return stockView(row, await officeDetails(db.kysely, officeId, row.id));
+  return officeListingView(row, await officeDetails(db.kysely, officeId, row.id));
 }
 
 /** Creates a draft listing of the acting office from `fields`; returns the office's view. */
-export async function createStock(a: Action, fields: StockFields): Promise<StockListing> {
+export async function createListing(a: Action, fields: ListingFields): Promise<OfficeListing> {
   const officeId = actingOffice(a);
   const { columns, contact } = splitFields(fields);
-  const full = Object.fromEntries(COLUMN_KEYS.map((k) => [k, columns[k] ?? null])) as unknown as StockColumns;
-  const id = await insertStockRow(a.tx, officeId, full, contact ? fullContact(contact) : null, a.now);
+  const full = Object.fromEntries(
+    COLUMN_KEYS.map((k) => [k, columns[k] ?? null]),
+  ) as unknown as ListingColumns;
+  const id = await insertListingRow(a.tx, officeId, full, contact ? fullContact(contact) : null, a.now);
   const details = await saveDetails(a.tx, id, detailChange(fields), NO_DETAILS, full);
-  return stockView((await findStockRow(a.tx, officeId, id))!, details);
+  return officeListingView((await findOfficeListingRow(a.tx, officeId, id))!, details);
 }
 
 /**
@@ -214,7 +219,7 @@ export async function createStock(a: Action, fields: StockFields): Promise<Stock
  * sets `updated_at`. A published listing stays published, so its public view changes at once; an edit that would
  * leave it without a field needed for publication is refused with `conflict`.
  */
-export async function updateStock(a: Action, id: string, fields: StockFields): Promise<StockListing> {
+export async function updateListing(a: Action, id: string, fields: ListingFields): Promise<OfficeListing> {
   const { columns, contact } = splitFields(fields);
   const details = detailChange(fields);
   return await lockedListing(a, id, async (row) => {
@@ -223,8 +228,8 @@ export async function updateStock(a: Action, id: string, fields: StockFields): P
     if (row.status === "published") requireComplete({ ...row, ...columns });
     const current = await officeDetails(a.tx, actingOffice(a), row.id);
     await saveDetails(a.tx, row.id, details, current, { ...row, ...columns });
-    await updateStockRow(a.tx, row.id, columns, contact, a.now);
-    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
+    await updateListingRow(a.tx, row.id, columns, contact, a.now);
+    return (await findOfficeListingRow(a.tx, actingOffice(a), row.id))!;
   });
 }
 
@@ -233,18 +238,18 @@ export async function updateStock(a: Action, id: string, fields: StockFields): P
  * listing without title, property type, transaction type and city or postal code is refused with `conflict`.
  * Publishing a published listing changes nothing.
  */
-export async function publishStock(a: Action, id: string): Promise<StockListing> {
+export async function publishListing(a: Action, id: string): Promise<OfficeListing> {
   return await lockedListing(a, id, async (row) => {
     if (row.status === "published") return row;
     requireComplete(row);
     await setListingStatus(a.tx, row.id, "published", a.now);
-    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
+    return (await findOfficeListingRow(a.tx, actingOffice(a), row.id))!;
   });
 }
 
 /** A status change that may have made the agent prepare rejections. */
-export interface StockStatusChange {
-  listing: StockListing;
+export interface ListingStatusChange {
+  listing: OfficeListing;
   /** Ids of the rejection proposals prepared in the same transaction. */
   rejections: string[];
 }
@@ -253,7 +258,7 @@ export interface StockStatusChange {
  * Withdraws the office's listing `id` from the public catalogue at once; a withdrawn listing stays as it is. In
  * the same transaction the agent prepares a rejection for each inquiry of it still in conversation.
  */
-export async function withdrawStock(a: Action, id: string): Promise<StockStatusChange> {
+export async function withdrawListing(a: Action, id: string): Promise<ListingStatusChange> {
   return await changeAvailability(a, id, "withdrawn");
 }
 
@@ -262,7 +267,7 @@ export async function withdrawStock(a: Action, id: string): Promise<StockStatusC
  * reserved listing stays as it is; a draft or withdrawn one is refused with `conflict`. In the same transaction
  * the agent prepares a rejection for each inquiry of it still in conversation.
  */
-export async function reserveStock(a: Action, id: string): Promise<StockStatusChange> {
+export async function reserveListing(a: Action, id: string): Promise<ListingStatusChange> {
   return await changeAvailability(a, id, "reserved");
 }
 
@@ -271,7 +276,7 @@ async function changeAvailability(
   a: Action,
   id: string,
   status: "withdrawn" | "reserved",
-): Promise<StockStatusChange> {
+): Promise<ListingStatusChange> {
   let rejections: string[] = [];
   const listing = await lockedListing(a, id, async (row) => {
     if (row.status === status) return row;
@@ -279,7 +284,7 @@ async function changeAvailability(
       throw new AppError("conflict", { reason: "reserve_needs_published" });
     }
     rejections = await makeUnavailable(a, row.id, status);
-    return (await findStockRow(a.tx, actingOffice(a), row.id))!;
+    return (await findOfficeListingRow(a.tx, actingOffice(a), row.id))!;
   });
   return { listing, rejections };
 }
@@ -300,7 +305,7 @@ export async function makeUnavailable(
 
 /** The fields a listing needs before it can be published, as named in a `conflict` detail. */
 export function missingForPublication(
-  l: Pick<StockColumns, "title" | "property_type" | "transaction_type" | "city" | "postal_code">,
+  l: Pick<ListingColumns, "title" | "property_type" | "transaction_type" | "city" | "postal_code">,
 ): string[] {
   const missing: string[] = [];
   if (l.title === null) missing.push("title");
@@ -321,13 +326,13 @@ function requireComplete(l: Parameters<typeof missingForPublication>[0]): void {
 async function lockedListing(
   a: Action,
   id: string,
-  change: (row: StockRow) => Promise<StockRow>,
-): Promise<StockListing> {
+  change: (row: OfficeListingRow) => Promise<OfficeListingRow>,
+): Promise<OfficeListing> {
   if (!isUuid(id)) throw new AppError("not_found");
-  const found = await findStockRow(a.tx, actingOffice(a), id.toLowerCase(), true);
+  const found = await findOfficeListingRow(a.tx, actingOffice(a), id.toLowerCase(), true);
   if (!found) throw new AppError("not_found");
   const row = await change(found);
-  return stockView(row, await officeDetails(a.tx, actingOffice(a), row.id));
+  return officeListingView(row, await officeDetails(a.tx, actingOffice(a), row.id));
 }
 
 /** The listing columns a provider writes (docs/contract.md §2.1 fields plus reference and description), in one order. */
@@ -344,7 +349,7 @@ export const COLUMN_KEYS = [
   "square_meters",
   "latitude",
   "longitude",
-] as const satisfies ReadonlyArray<keyof StockColumns>;
+] as const satisfies ReadonlyArray<keyof ListingColumns>;
 
 const CONTACT_KEYS = [
   "provider_name",
@@ -354,11 +359,11 @@ const CONTACT_KEYS = [
 ] as const satisfies ReadonlyArray<keyof ContactColumns>;
 
 /** The given listing columns and the contact change (absent fields left out). */
-function splitFields(f: StockFields): {
-  columns: Partial<StockColumns>;
+function splitFields(f: ListingFields): {
+  columns: Partial<ListingColumns>;
   contact: Partial<ContactColumns> | null | undefined;
 } {
-  const columns: Partial<Record<keyof StockColumns, unknown>> = {};
+  const columns: Partial<Record<keyof ListingColumns, unknown>> = {};
   for (const k of COLUMN_KEYS) if (f[k] !== undefined) columns[k] = f[k];
   let contact: Partial<ContactColumns> | null | undefined = f.contact === null ? null : undefined;
   if (f.contact) {
@@ -366,7 +371,7 @@ function splitFields(f: StockFields): {
     for (const k of CONTACT_KEYS) if (f.contact[k] !== undefined) c[k] = f.contact[k];
     contact = c;
   }
-  return { columns: columns as Partial<StockColumns>, contact };
+  return { columns: columns as Partial<ListingColumns>, contact };
 }
 
 function fullContact(c: Partial<ContactColumns>): ContactColumns | null {
@@ -375,7 +380,7 @@ function fullContact(c: Partial<ContactColumns>): ContactColumns | null {
 }
 
 /** The office's view of a stored row and its details. */
-function stockView(r: StockRow, details: ListingDetails): StockListing {
+function officeListingView(r: OfficeListingRow, details: ListingDetails): OfficeListing {
   return {
     id: r.id,
     title: r.title,

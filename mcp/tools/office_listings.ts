@@ -5,21 +5,21 @@
 import { z } from "zod";
 import { pagingFields } from "../../catalogue/listing.ts";
 import {
-  createStock,
-  getStock,
-  listStock,
-  publishStock,
-  reserveStock,
-  STOCK_STATUSES,
-  stockFieldsShape,
-  type StockListing,
-  stockListingSchema,
-  type StockPage,
-  stockPageSchema,
-  type StockStatusChange,
-  updateStock,
-  withdrawStock,
-} from "../../catalogue/stock.ts";
+  createListing,
+  getOfficeListing,
+  LISTING_STATUSES,
+  listingFieldsShape,
+  type ListingStatusChange,
+  listOfficeListings,
+  type OfficeListing,
+  officeListingSchema,
+  type OfficeListingsPage,
+  officeListingsPageSchema,
+  publishListing,
+  reserveListing,
+  updateListing,
+  withdrawListing,
+} from "../../catalogue/office_listings.ts";
 import { officeOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
 import type { AppDeps } from "../../deps.ts";
@@ -28,7 +28,7 @@ import { detailsText, listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
 import { absolutePhotoUrls, listingPhotos, photoSchema } from "../../photos/photos.ts";
 
-const STATUS_DE: Record<StockListing["status"], string> = {
+const STATUS_DE: Record<OfficeListing["status"], string> = {
   draft: "Entwurf",
   published: "veröffentlicht",
   withdrawn: "zurückgezogen",
@@ -38,7 +38,7 @@ const STATUS_DE: Record<StockListing["status"], string> = {
 const idInput = z.object({ id: z.string().max(100).describe("Listing id (UUID) of your office.") });
 
 /** A short German text of the office's view of a listing. */
-export function stockText(l: StockListing, lead?: string): string {
+export function officeListingText(l: OfficeListing, lead?: string): string {
   return [
     lead ?? null,
     `Status: ${STATUS_DE[l.status]}${l.reference ? ` · Referenz: ${l.reference}` : ""}`,
@@ -48,7 +48,7 @@ export function stockText(l: StockListing, lead?: string): string {
 }
 
 /** A short German text of a page of the office's stock. */
-export function stockPageText(p: StockPage): string {
+export function officeListingsPageText(p: OfficeListingsPage): string {
   const lines = p.items.map((i) =>
     `- ${i.title ?? "(ohne Titel)"} [${STATUS_DE[i.status]}]${i.reference ? ` Ref. ${i.reference}` : ""}, ` +
     `${[i.postal_code, i.city].filter(Boolean).join(" ") || "ohne Ort"} (ID ${i.id})`
@@ -57,17 +57,17 @@ export function stockPageText(p: StockPage): string {
 }
 
 /** The text of a withdrawal or reservation: the listing and the rejections the agent prepared. */
-function availabilityText(r: StockStatusChange, lead: string): string {
+function availabilityText(r: ListingStatusChange, lead: string): string {
   const n = r.rejections.length;
   const drafted = n === 0
     ? ""
     : ` ${n === 1 ? "Eine Absage wartet" : `${n} Absagen warten`} auf Ihre Freigabe ` +
       "(list_proposals).";
-  return stockText(r.listing, `${lead}${drafted}`);
+  return officeListingText(r.listing, `${lead}${drafted}`);
 }
 
 /** Registers the stock tools (`list_properties`, `get_property`, `create_property`, `update_property`, …). */
-export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): void {
+export function registerOfficeListingTools(server: ToolTarget, deps: AppDeps): void {
   addTool(server, deps, {
     name: "list_properties",
     title: "Bestand auflisten / List stock",
@@ -78,14 +78,14 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "withdrawn, reserved), most recently updated first, optionally of one status. Use it to review your own stock. " +
       "Returns a page {items, total, page, page_size}.",
     input: z.object({
-      status: z.enum(STOCK_STATUSES).optional().describe("Only listings of this status."),
+      status: z.enum(LISTING_STATUSES).optional().describe("Only listings of this status."),
       ...pagingFields,
     }),
-    output: stockPageSchema,
+    output: officeListingsPageSchema,
     annotations: READ_ONLY,
   }, async (args, principal) => {
-    const page = await listStock(deps.db, officeOf(principal), args);
-    return { data: page, text: stockPageText(page) };
+    const page = await listOfficeListings(deps.db, officeOf(principal), args);
+    return { data: page, text: officeListingsPageText(page) };
   });
 
   addTool(server, deps, {
@@ -98,19 +98,19 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "the public fields, status, reference, description, provider and contact (visible to your office only) and " +
       "timestamps. Other offices' listings answer not_found.",
     input: idInput,
-    output: stockListingSchema.extend({
+    output: officeListingSchema.extend({
       dateien: listingFilesSchema,
       fotos: z.array(photoSchema).describe("Photos in order (upload_photo); position 0 is the title image."),
     }),
     annotations: READ_ONLY,
   }, async ({ id }, principal) => {
-    const listing = await getStock(deps.db, officeOf(principal), id);
+    const listing = await getOfficeListing(deps.db, officeOf(principal), id);
     const [dateien, photos] = await Promise.all([
       listingFiles(deps.db, officeOf(principal), listing.id),
       listingPhotos(deps, officeOf(principal), listing.id),
     ]);
     const fotos = absolutePhotoUrls(photos, deps.config.baseUrl);
-    return { data: { ...listing, dateien, fotos }, text: stockText(listing) };
+    return { data: { ...listing, dateien, fotos }, text: officeListingText(listing) };
   });
 
   addTool(server, deps, {
@@ -122,12 +122,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "allen Feldern. / Creates a new listing of your office as a draft (not public until publish_property). " +
       "Every field is optional; the reference must be unique within the office (else conflict). Returns the " +
       "listing with every field.",
-    input: z.strictObject(stockFieldsShape),
-    output: stockListingSchema,
+    input: z.strictObject(listingFieldsShape),
+    output: officeListingSchema,
     annotations: ADDS,
   }, async (args, principal) => {
-    const listing = await actAs(deps, principal, (a) => createStock(a, args));
-    return { data: listing, text: stockText(listing, "Entwurf angelegt.") };
+    const listing = await actAs(deps, principal, (a) => createListing(a, args));
+    return { data: listing, text: officeListingText(listing, "Entwurf angelegt.") };
   });
 
   addTool(server, deps, {
@@ -140,12 +140,12 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "Feldern. / Changes fields of a listing of your office: only the given fields, null clears one. A published " +
       "listing stays published and its public view changes at once; its title, property type, transaction type " +
       "and city or postal code cannot be cleared then (conflict). Returns the listing with every field.",
-    input: z.strictObject({ id: idInput.shape.id, ...stockFieldsShape }),
-    output: stockListingSchema,
+    input: z.strictObject({ id: idInput.shape.id, ...listingFieldsShape }),
+    output: officeListingSchema,
     annotations: UPDATES,
   }, async ({ id, ...fields }, principal) => {
-    const listing = await actAs(deps, principal, (a) => updateStock(a, id, fields));
-    return { data: listing, text: stockText(listing, "Objekt gespeichert.") };
+    const listing = await actAs(deps, principal, (a) => updateListing(a, id, fields));
+    return { data: listing, text: officeListingText(listing, "Objekt gespeichert.") };
   });
 
   addTool(server, deps, {
@@ -159,11 +159,11 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "city or postal_code, else conflict naming the missing fields. A published listing stays as it is. " +
       "Returns the listing.",
     input: idInput,
-    output: stockListingSchema,
+    output: officeListingSchema,
     annotations: UPDATES,
   }, async ({ id }, principal) => {
-    const listing = await actAs(deps, principal, (a) => publishStock(a, id));
-    return { data: listing, text: stockText(listing, "Objekt ist veröffentlicht.") };
+    const listing = await actAs(deps, principal, (a) => publishListing(a, id));
+    return { data: listing, text: officeListingText(listing, "Objekt ist veröffentlicht.") };
   });
 
   addTool(server, deps, {
@@ -177,10 +177,10 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "it stays in your stock and can be published again. The service's agent prepares a rejection for each " +
       "ongoing inquiry, awaiting your approval (list_proposals). Returns the listing.",
     input: idInput,
-    output: stockListingSchema,
+    output: officeListingSchema,
     annotations: DESTROYS,
   }, async ({ id }, principal) => {
-    const r = await actAs(deps, principal, (a) => withdrawStock(a, id));
+    const r = await actAs(deps, principal, (a) => withdrawListing(a, id));
     return { data: r.listing, text: availabilityText(r, "Objekt ist zurückgezogen.") };
   });
 
@@ -197,10 +197,10 @@ export function registerProviderStockTools(server: ToolTarget, deps: AppDeps): v
       "published again with publish_property. The service's agent prepares a rejection for each ongoing inquiry, " +
       "awaiting your approval (list_proposals). Drafts and withdrawn listings: conflict. Returns the listing.",
     input: idInput,
-    output: stockListingSchema,
+    output: officeListingSchema,
     annotations: UPDATES,
   }, async ({ id }, principal) => {
-    const r = await actAs(deps, principal, (a) => reserveStock(a, id));
+    const r = await actAs(deps, principal, (a) => reserveListing(a, id));
     return { data: r.listing, text: availabilityText(r, "Objekt ist reserviert.") };
   });
 }
