@@ -25,7 +25,7 @@ import type { Action } from "../deps.ts";
 import { FILE_SORTS } from "../events/catalogue.ts";
 import { listingFiles, uploadFile } from "../documents/files.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { langOfRequest, type PageCtx, when } from "./common.ts";
+import { langOfRequest, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, TableHead } from "./layout.tsx";
@@ -46,11 +46,12 @@ import {
   WsPage,
 } from "./workspace_common.tsx";
 import { formDecimal, numberOfInput } from "../catalogue/german.ts";
-import { documentValue } from "./document_values.ts";
 import { importRoutes, multipartForm } from "./workspace_import.tsx";
 import { base64 } from "../crypto.ts";
 import { PhotoSection, workspacePhotoRoutes } from "./workspace_photos.tsx";
 import { DetailFields, detailValues, readDetails } from "./workspace_details.tsx";
+import { Documents } from "./workspace_documents.tsx";
+import { StatusBar, StatusButtons } from "./workspace_listing_status.tsx";
 
 type C = Context<AppEnv>;
 
@@ -230,53 +231,6 @@ async function editPage(
   );
 }
 
-/**
- * The status changes next to Save: each submits the edit form with its edits, saved and changed in one action;
- * withdrawing asks first (a `<details>` that works without JavaScript).
- */
-function StatusButtons(p: { l: Lang; listing: OfficeListing }) {
-  const { l, listing: x } = p;
-  return (
-    <>
-      {x.status !== "published" && (
-        <button type="submit" name="aktion" value="publish">{w(l, "savePublish")}</button>
-      )}
-      {x.status === "published" && (
-        <button type="submit" name="aktion" value="reserve">{w(l, "saveReserve")}</button>
-      )}
-      {x.status !== "withdrawn" && (
-        <details class="confirm">
-          <summary>{w(l, "withdrawMore")}</summary>
-          <p>{w(l, "withdrawConfirm")}</p>
-          <button type="submit" name="aktion" value="withdraw">{w(l, "yesWithdraw")}</button>
-        </details>
-      )}
-    </>
-  );
-}
-
-function StatusBar(p: { l: Lang; listing: OfficeListing }) {
-  const { l, listing: x } = p;
-  return (
-    <>
-      <p>
-        {w(l, "status")}: <strong data-status={x.status}>{w(l, x.status)}</strong>
-        {x.status === "published" && (
-          <>
-            {" · "}
-            <a href={`/objekte/${x.id}`}>/objekte/{x.id}</a>
-          </>
-        )}
-      </p>
-      <p>
-        <a href={`${WORKSPACE}/anfragen?objekt=${x.id}`}>{w(l, "inquiries")}</a>
-        {" · "}
-        <a href={`${WORKSPACE}/termine?objekt=${x.id}`}>{w(l, "viewings")}</a>
-      </p>
-    </>
-  );
-}
-
 function Input(
   p: { l: Lang; id: WsKey; value: string | undefined; problem: FormProblem | undefined; decimal?: boolean },
 ) {
@@ -314,51 +268,6 @@ function Choice(
     </div>
   );
 }
-
-function Documents(
-  p: { l: Lang; listingId: string; files: Awaited<ReturnType<typeof listingFiles>>; csrf: string },
-) {
-  const { l } = p;
-  return (
-    <section aria-labelledby="h-docs">
-      <h2 id="h-docs">{w(l, "documents")}</h2>
-      {p.files.length === 0
-        ? <p>{w(l, "none")}</p>
-        : p.files.map((f) => (
-          <div class="card" data-file-id={f.datei_id} data-file-status={f.status}>
-            <strong>{f.name}</strong> · {w(l, f.sorte)} · <span>{w(l, f.status)}</span> ·{" "}
-            {when(l, f.hochgeladen_am)}
-            {f.fehler && <p class="error" data-fehler={f.fehler}>{w(l, f.fehler)}</p>}
-            {f.hinweis && <p class="warning">{f.hinweis}</p>}
-            {Object.keys(f.angaben).length > 0 && (
-              <dl class="facts" aria-label={w(l, "readValues")}>
-                {Object.entries(f.angaben).map(([k, val]) => {
-                  const shown = documentValue(l, k, val);
-                  return (
-                    <>
-                      <dt>{shown.label}</dt>
-                      <dd data-angabe={k}>{shown.text}</dd>
-                    </>
-                  );
-                })}
-              </dl>
-            )}
-          </div>
-        ))}
-      <form method="post" action={`${BASE}/${p.listingId}/dokumente`} enctype="multipart/form-data">
-        <CsrfField token={p.csrf} />
-        <label for="datei">{w(l, "file")}</label>
-        <input id="datei" name="datei" type="file" accept="application/pdf" required />
-        <label for="sorte">{w(l, "sorte")}</label>
-        <select id="sorte" name="sorte">
-          {FILE_SORTS.map((s) => <Opt key={s} value={s} label={w(l, s)} />)}
-        </select>
-        <button type="submit">{w(l, "upload")}</button>
-      </form>
-    </section>
-  );
-}
-
 /** The listing fields of the form (empty clears a field), or the fields that are wrong. */
 function fieldsOf(f: Record<string, string>): ListingFields | FormProblem {
   const raw: Record<string, unknown> = {};
