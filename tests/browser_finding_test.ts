@@ -136,7 +136,7 @@ Deno.test({
             await page.click("form[role=search] button[type=submit]");
             await page.waitForURL((u) => u.searchParams.get("sort") === "price_asc");
             const prices = async () =>
-              (await page.locator("article.card > p:not(.per-sqm)").allTextContents())
+              (await page.locator("article.card > div > p:not(.per-sqm)").allTextContents())
                 .map((s) => germanNumber(s.split(" · ").find((x) => x.includes("€")) ?? ""));
             const p1 = await prices();
             assert.deepEqual(p1, [...p1].sort((a, b) => a - b));

@@ -186,7 +186,8 @@ Deno.test({
         });
 
         await t.step("see it in /konto/anfragen and open the thread", async () => {
-          await page.click("nav a[href='/konto']");
+          await page.click("header.site details.menu > summary");
+          await page.click("header.site details.menu a[href='/konto']");
           await page.click("#my-inquiries a[href='/konto/anfragen']");
           await page.waitForURL((u) => u.pathname === "/konto/anfragen");
           assert.equal(await page.textContent("h1"), "Meine Anfragen");
