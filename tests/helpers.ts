@@ -254,24 +254,6 @@ export async function fileWorld<W extends { close(): unknown }>(open: () => Prom
 }
 
 /**
- * Runs `fn` with a world of its own: `open` makes it, and it is closed when `fn` ends, passed or failed. For tests
- * that change what the others would see (a clock moved for everything, counts over the whole database).
- *
- * `Deno.test("…", () => withWorld(reminderWorld, async (w) => { … }));`
- */
-export async function withWorld<W extends { close(): unknown }, T>(
-  open: () => Promise<W>,
-  fn: (world: W) => Promise<T>,
-): Promise<T> {
-  const world = await open();
-  try {
-    return await fn(world);
-  } finally {
-    await world.close();
-  }
-}
-
-/**
  * A provider of office `officeId` acting through `origin` (none: a workspace page). `userId` is the person recorded
  * where a write names one (a reply's author, a proposal's decider); tests that need it pass a real account.
  */
