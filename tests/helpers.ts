@@ -239,6 +239,21 @@ export function closeAfterAll(...handles: Array<{ close(): unknown }>): void {
 }
 
 /**
+ * A world (app, database, clients…) shared by the tests of one file, opened and closed here so that no test opens
+ * or closes it for the others: `open` runs while the module loads, before its first test (so no test's sanitizers
+ * count what it opens), and the world is closed after the file's last test, whichever tests ran (`--filter`
+ * included). A test may change the world only in ways the other tests do not see (its own accounts, listings,
+ * apps; a change it undoes in `finally`), so the tests run alone or in any order.
+ *
+ * `const w = await fileWorld(() => mcpWorld());`
+ */
+export async function fileWorld<W extends { close(): unknown }>(open: () => Promise<W>): Promise<W> {
+  const world = await open();
+  closeAfterAll(world);
+  return world;
+}
+
+/**
  * A provider of office `officeId` acting through `origin` (none: a workspace page). `userId` is the person recorded
  * where a write names one (a reply's author, a proposal's decider); tests that need it pass a real account.
  */

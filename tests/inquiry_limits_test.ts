@@ -14,12 +14,12 @@ import { AppError } from "../errors.ts";
 import type { Inquirer, SendInquiryInput } from "../inquiries/inquiries.ts";
 import { codedError } from "../mcp/tools/tool_error.ts";
 import { connectClient, mcpWorld } from "./mcp_helpers.ts";
-import { sendInquiryAs } from "./helpers.ts";
+import { fileWorld, sendInquiryAs } from "./helpers.ts";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 const db = w.tdb.db;
 const deps = w.t.deps;
 
@@ -233,8 +233,4 @@ Deno.test("input errors: unpublished or malformed listing, bad e-mail, empty or 
   );
   assert.deepEqual(await counts(), before);
   await input({ message: "x".repeat(10_000) });
-});
-
-Deno.test("close", async () => {
-  await w.close();
 });

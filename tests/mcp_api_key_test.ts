@@ -18,8 +18,9 @@ import {
   rawMcpPost,
   rpcMessages,
 } from "./mcp_helpers.ts";
+import { fileWorld } from "./helpers.ts";
 
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 const metadataUrl = `${w.origin}/.well-known/oauth-protected-resource/mcp`;
 
 const rest = await fetch(`${w.origin}/api/public/properties/${w.listingId}`);
@@ -186,8 +187,4 @@ Deno.test("GET on /mcp with a valid key: 405 (stateless legacy serving)", async 
   });
   assert.equal(res.status, 405);
   await res.body?.cancel();
-});
-
-Deno.test("close", async () => {
-  await w.close();
 });

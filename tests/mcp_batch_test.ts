@@ -14,8 +14,9 @@ import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextproto
 import { createApiKey } from "../auth/api_keys.ts";
 import { insertUser } from "../db/accounts.ts";
 import { mcpWorld, rawMcpPost, rpcMessages } from "./mcp_helpers.ts";
+import { fileWorld } from "./helpers.ts";
 
-const w = await mcpWorld({ RATE_LIMIT: "on" });
+const w = await fileWorld(() => mcpWorld({ RATE_LIMIT: "on" }));
 
 let accounts = 0;
 /** The API key of a new seeker account, so that each test starts with a full bucket of its own. */
@@ -194,8 +195,4 @@ Deno.test("SDK 1.32 client negotiates 2025-11-25: its transport's batch is refus
   const one = await client.callTool({ name: "get_property", arguments: { id: w.listingId } });
   assert.equal(one.isError, undefined, "single calls work as before");
   await client.close();
-});
-
-Deno.test("close", async () => {
-  await w.close();
 });

@@ -15,10 +15,10 @@ import { ensureOffice } from "../db/offices.ts";
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
 import { codedError } from "../mcp/tools/tool_error.ts";
 import { CLIENT_KINDS, connectClient, type ConnectedClient, mcpWorld } from "./mcp_helpers.ts";
-import { sendInquiryAs } from "./helpers.ts";
+import { fileWorld, sendInquiryAs } from "./helpers.ts";
 
 const DAY = 86_400_000;
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 const db = w.tdb.db;
 const deps = w.t.deps;
 const SEEKER_NAME = "Suchende";
@@ -529,7 +529,3 @@ for (const kind of CLIENT_KINDS) {
     }
   });
 }
-
-Deno.test("close", async () => {
-  await w.close();
-});

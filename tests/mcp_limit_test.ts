@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { createApiKey } from "../auth/api_keys.ts";
 import { initializeRequest, mcpWorld, rawMcpPost, rpcMessages } from "./mcp_helpers.ts";
+import { fileWorld } from "./helpers.ts";
 
-const w = await mcpWorld({ RATE_LIMIT: "on" });
+const w = await fileWorld(() => mcpWorld({ RATE_LIMIT: "on" }));
 
 /** The stored `last_used_at` of key `id`. */
 async function lastUsed(id: string): Promise<Date | null> {
@@ -85,8 +86,4 @@ Deno.test("unauthenticated calls are refused with 401 before any token is taken"
   const res = await rawMcpPost(w.url, undefined, initializeRequest("2025-06-18"));
   assert.equal(res.status, 401);
   await res.body?.cancel();
-});
-
-Deno.test("close", async () => {
-  await w.close();
 });

@@ -11,8 +11,9 @@ import { insertUser, startMembership } from "../db/accounts.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { connectClient, type ConnectedClient, mcpWorld } from "./mcp_helpers.ts";
 import { contains, GPS_MARK, jpegWithMetadata, pngBombHeader, testImage } from "./photo_fixtures.ts";
+import { fileWorld } from "./helpers.ts";
 
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 const db = w.tdb.db;
 const office2 = await ensureOffice(db, "Zweites Fotobüro");
 const provider2 = await insertUser(db, { email: "foto2@example.org", name: "Zweit", role: "seeker" });
@@ -132,5 +133,3 @@ Deno.test("hostile uploads through upload_photo are refused with their reason; n
     await c.close();
   }
 });
-
-Deno.test("close", () => w.close());

@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { CLIENT_KINDS, connectClient, mcpWorld, PROVIDER_TOOLS, SEEKER_TOOLS } from "./mcp_helpers.ts";
+import { fileWorld } from "./helpers.ts";
 
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 
 for (const kind of CLIENT_KINDS) {
   for (const who of ["provider", "seeker"] as const) {
@@ -37,5 +38,3 @@ for (const kind of CLIENT_KINDS) {
     });
   }
 }
-
-Deno.test("close", () => w.close());

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createApiKey } from "../auth/api_keys.ts";
 import { act } from "../deps.ts";
-import { officeWho, seekerWho } from "./helpers.ts";
+import { fileWorld, officeWho, seekerWho } from "./helpers.ts";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { insertUser, startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
@@ -25,7 +25,7 @@ import {
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-const w = await mcpWorld();
+const w = await fileWorld(() => mcpWorld());
 const db = w.tdb.db;
 
 /** A published sample listing of `officeId` with `status`. */
@@ -655,8 +655,4 @@ Deno.test("the last place goes to exactly one of several concurrent bookings", a
   const events = (await listOutbox(db, { limit: 100_000, name: "viewing.booked" }))
     .filter((e) => e.data.termin_id === slotId);
   assert.equal(events.length, 2);
-});
-
-Deno.test("close", async () => {
-  await w.close();
 });
