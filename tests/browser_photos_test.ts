@@ -327,7 +327,8 @@ Deno.test({
               200,
             );
             await page.goto(`${origin}/anbieter/objekte/${id}`);
-            await submitForm(page, page.locator("button[value=withdraw]"));
+            await page.click("details.confirm > summary:has-text('Zurückziehen')");
+            await submitForm(page, page.locator("button[name=aktion][value=withdraw]"));
             const res = await fetch(`${origin}${photoUrl}`);
             assert.equal(res.status, 404);
             await res.body?.cancel();

@@ -153,7 +153,7 @@ Deno.test({
               buffer: Buffer.from(await brochurePdf()),
             });
             await page.selectOption("#sorte", "brochure");
-            await submit(page, "form[enctype='multipart/form-data'] button[type=submit]");
+            await submit(page, "form[action$='/dokumente'] button[type=submit]");
             const fileId = (await page.getAttribute("[data-file-id]", "data-file-id"))!;
             await processDocument(world.t.deps, fileId);
             await page.reload();
