@@ -94,7 +94,7 @@ const CASES: Case[] = [
   bad("page%5B%5D=1", /unknown parameter/),
   bad("utm_source=newsletter", /unknown parameter/),
   bad(`${big}=1`, /unknown parameter/),
-  bad("city=Berlin&sort=price", /^sort: unknown parameter/),
+  bad("city=Berlin&sort=price", /^sort: /),
   notFound(`${P}/not-a-uuid`),
   notFound(`${P}/${crypto.randomUUID()}`),
   notFound(`${P}/00000000-0000-0000-0000-000000000000`),

@@ -211,10 +211,8 @@ Deno.test("OAuth revocation: rotated and revoked credentials stop working", asyn
         const tok = await tokensFor(w, clientId, w.seeker.email);
         assert.equal(await opens(w, tok.access_token), true);
         const b = new JarBrowser(w.origin);
-        const apps = await b.submit(await b.open("/anmelden"), "/anmelden", {
-          email: w.seeker.email,
-          password: PASSWORD,
-        });
+        await b.submit(await b.open("/anmelden"), "/anmelden", { email: w.seeker.email, password: PASSWORD });
+        const apps = await b.open("/konto/apps");
         const done = await b.submit(apps, "/konto/apps/trennen", { client_id: clientId });
         assert.equal(done.kind === "page" && done.status, 200);
         assert.equal(await opens(w, tok.access_token), false, "refused on the next request");

@@ -24,7 +24,7 @@ Deno.test("a consent leaves nothing behind for the next sign-in", async () => {
     assert.equal(back.kind, "left", "the consent returns to the app");
     // Plain sign-ins afterwards land on the home page of each person (workspace, account): no consent page, no code for the earlier app.
     assert.equal(await landing(w.provider.email), "/anbieter");
-    assert.equal(await landing(w.seeker.email), "/konto/apps");
+    assert.equal(await landing(w.seeker.email), "/konto");
   } finally {
     await w.close();
   }
