@@ -23,7 +23,7 @@ import {
   type OfficeListingRow,
   updateListingRow,
 } from "../db/office_listings.ts";
-import { type ListingColumns, setListingStatus } from "../db/listings.ts";
+import { LISTING_FACTS, type ListingColumns, setListingStatus } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { actingOffice, type Action } from "../deps.ts";
 import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
@@ -340,16 +340,10 @@ export const COLUMN_KEYS = [
   "reference",
   "title",
   "description",
-  "city",
-  "postal_code",
-  "property_type",
-  "transaction_type",
-  "asked_price",
-  "total_rooms",
-  "square_meters",
-  "latitude",
-  "longitude",
-] as const satisfies ReadonlyArray<keyof ListingColumns>;
+  ...LISTING_FACTS,
+] as const satisfies ReadonlyArray<
+  keyof ListingColumns
+>;
 
 const CONTACT_KEYS = [
   "provider_name",

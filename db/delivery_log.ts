@@ -18,7 +18,24 @@ export interface AttemptLogLine {
   status: number | null;
   errorClass: string | null;
   outcome: string;
+  /** The delivery's state now (`failed` can be sent again). */
   state: string;
+}
+
+/** An attempt log line from a row that selects its columns under their SQL names. */
+function lineOf(x: Record<string, unknown>): AttemptLogLine {
+  return {
+    eventId: eventIdOf(x.outbox_id as string),
+    name: x.name as string,
+    subscriptionId: x.subscription_id as string,
+    attempt: Number(x.attempt),
+    startedAt: new Date(x.started_at as string),
+    durationMs: Number(x.duration_ms),
+    status: x.status === null ? null : Number(x.status),
+    errorClass: x.error_class as string | null,
+    outcome: x.outcome as string,
+    state: x.state as string,
+  };
 }
 
 /** The attempts of a subscription (`sub_…`) or an event (`evt_…`), oldest first, at most `limit`. */
@@ -35,37 +52,15 @@ export async function attemptLog(
     from event_delivery_attempts a join event_deliveries d on d.id = a.delivery_id
       join event_outbox o on o.id = d.outbox_id
     where ${filter} order by a.started_at, a.id limit ${limit}`.execute(db.kysely);
-  return r.rows.map((x) => ({
-    eventId: eventIdOf(x.outbox_id as string),
-    name: x.name as string,
-    subscriptionId: x.subscription_id as string,
-    attempt: Number(x.attempt),
-    startedAt: new Date(x.started_at as string),
-    durationMs: Number(x.duration_ms),
-    status: x.status === null ? null : Number(x.status),
-    errorClass: x.error_class as string | null,
-    outcome: x.outcome as string,
-    state: x.state as string,
-  }));
+  return r.rows.map(lineOf);
 }
 
 /** One attempt as the connected-apps page shows it, with its delivery and event. */
-export interface RecentAttempt {
-  subscriptionId: string;
+export interface RecentAttempt extends AttemptLogLine {
   deliveryId: string;
   outboxId: string;
-  eventId: string;
-  name: string;
   /** When the event happened (the domain's clock). */
   eventAt: Date;
-  /** The delivery's state now (`failed` can be sent again). */
-  state: string;
-  attempt: number;
-  startedAt: Date;
-  durationMs: number;
-  status: number | null;
-  errorClass: string | null;
-  outcome: string;
 }
 
 /**
@@ -90,18 +85,9 @@ export async function recentAttempts(
       join event_outbox o on o.id = d.outbox_id
       order by a.started_at desc, a.id desc limit ${opts.perSubscription}) x`.execute(db.kysely);
   return r.rows.map((x) => ({
-    subscriptionId: x.subscription_id as string,
+    ...lineOf(x),
     deliveryId: x.delivery_id as string,
     outboxId: x.outbox_id as string,
-    eventId: eventIdOf(x.outbox_id as string),
-    name: x.name as string,
     eventAt: new Date(x.event_at as string),
-    state: x.state as string,
-    attempt: Number(x.attempt),
-    startedAt: new Date(x.started_at as string),
-    durationMs: Number(x.duration_ms),
-    status: x.status === null ? null : Number(x.status),
-    errorClass: x.error_class as string | null,
-    outcome: x.outcome as string,
   }));
 }

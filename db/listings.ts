@@ -136,10 +136,8 @@ export function placeConditions(f: ListingFilter): SqlPiece[] {
   return out;
 }
 
-/** The public fields of docs/contract.md §2.1, in the contract's order: the one list of them. */
-export const PUBLIC_FIELDS = [
-  "id",
-  "title",
+/** A listing's place and facts (docs/contract.md §2.1), in the contract's order: the provider writes them all. */
+export const LISTING_FACTS = [
   "city",
   "postal_code",
   "property_type",
@@ -149,8 +147,12 @@ export const PUBLIC_FIELDS = [
   "square_meters",
   "latitude",
   "longitude",
-  "beispiel",
 ] as const satisfies ReadonlyArray<keyof Listing>;
+
+/** The public fields of docs/contract.md §2.1, in the contract's order: the one list of them. */
+export const PUBLIC_FIELDS = ["id", "title", ...LISTING_FACTS, "beispiel"] as const satisfies ReadonlyArray<
+  keyof Listing
+>;
 
 /** The numeric columns, cast to float8 so both drivers answer numbers. */
 const FLOAT_FIELDS: ReadonlySet<string> = new Set(["asked_price", "total_rooms", "square_meters"]);

@@ -19,7 +19,7 @@ import { findIntakeMessage, insertIntakeMessage, type IntakeKey } from "../db/in
 import { AppError } from "../errors.ts";
 import { recordEvent } from "../events/outbox.ts";
 import { truncate } from "../text.ts";
-import { recordInquirerMail, replyTokenMatches, withoutQuote } from "./inquirer_mail.ts";
+import { type InquirerNotice, recordInquirerMail, replyTokenMatches, withoutQuote } from "./inquirer_mail.ts";
 import type { InquiryRef } from "./inquiry_address.ts";
 import { about, inquiryWritable, MESSAGE_MAX, messageBody } from "./inquiries.ts";
 
@@ -120,23 +120,8 @@ export async function replyToInquiry(
   inquiryId: string,
   body: string,
 ): Promise<{ messageId: string }> {
-  const provider = actingProvider(a);
-  const id = idOrNotFound(inquiryId);
-  const text = messageBody(body);
-  const inquiry = await lockWritable(a, { officeId: provider.officeId }, id);
-  const at = messageTime(a.now, inquiry);
-  const messageId = await insertInquiryMessage(a.tx, {
-    inquiryId: id,
-    sender: "provider",
-    authorId: provider.userId,
-    body: text,
-    at,
-  });
-  await setInquiryStatus(a.tx, id, "answered", at);
-  await a.deps.reactions.react(a, { kind: "office_wrote", inquiryId: id, userId: provider.userId });
-  await notifySeeker(a, inquiry, "Antwort des Anbieters auf Ihre Anfrage zu");
-  await recordInquirerMail(a, id, { kind: "reply", text });
-  return { messageId };
+  const { messageId } = await answerInquiry(a, inquiryId, { kind: "reply", text: messageBody(body) }, REPLY);
+  return { messageId: messageId! }; // a reply always has its text, so its message
 }
 
 /**
@@ -149,11 +134,43 @@ export async function rejectInquiry(
   inquiryId: string,
   body: string | undefined,
 ): Promise<{ messageId: string | null }> {
+  const text = body === undefined ? undefined : messageBody(body);
+  return await answerInquiry(a, inquiryId, { kind: "rejection", text }, REJECTION);
+}
+
+/** How an office's answer ends an inquiry's turn: the status it sets, the seeker's event line, the mail's kind. */
+interface Answer {
+  status: "answered" | "rejected";
+  lead: string;
+  mail: "reply" | "rejection";
+}
+
+const REPLY: Answer = {
+  status: "answered",
+  lead: "Antwort des Anbieters auf Ihre Anfrage zu",
+  mail: "reply",
+};
+const REJECTION: Answer = {
+  status: "rejected",
+  lead: "Absage des Anbieters zu Ihrer Anfrage zu",
+  mail: "rejection",
+};
+
+/**
+ * The office's answer to an inquiry of its office: stores the notice's text as its message (none without text),
+ * sets the status, announces `office_wrote`, writes `reply.received` for a seeker account and records the mail.
+ */
+async function answerInquiry(
+  a: Action,
+  inquiryId: string,
+  notice: Extract<InquirerNotice, { text: unknown }>,
+  answer: Answer,
+): Promise<{ messageId: string | null }> {
   const provider = actingProvider(a);
   const id = idOrNotFound(inquiryId);
-  const text = body === undefined ? undefined : messageBody(body);
   const inquiry = await lockWritable(a, { officeId: provider.officeId }, id);
   const at = messageTime(a.now, inquiry);
+  const text = notice.text;
   const messageId = text === undefined ? null : await insertInquiryMessage(a.tx, {
     inquiryId: id,
     sender: "provider",
@@ -161,10 +178,10 @@ export async function rejectInquiry(
     body: text,
     at,
   });
-  await setInquiryStatus(a.tx, id, "rejected", at);
+  await setInquiryStatus(a.tx, id, answer.status, at);
   await a.deps.reactions.react(a, { kind: "office_wrote", inquiryId: id, userId: provider.userId });
-  await notifySeeker(a, inquiry, "Absage des Anbieters zu Ihrer Anfrage zu");
-  await recordInquirerMail(a, id, { kind: "rejection", text });
+  await notifySeeker(a, inquiry, answer.lead);
+  await recordInquirerMail(a, id, notice);
   return { messageId };
 }
 

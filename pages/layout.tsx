@@ -133,6 +133,16 @@ export function CsrfField(p: { token: string }) {
   return <input type="hidden" name="_csrf" value={p.token} />;
 }
 
+/** The labelled e-mail field of the account forms (sign-in, sign-up, new link), filled with `value`. */
+export function AccountEmailField(p: { lang: Lang; value?: string }) {
+  return (
+    <>
+      <label for="email">{t(p.lang, "email")}</label>
+      <input id="email" name="email" type="email" required autocomplete="username" value={p.value ?? ""} />
+    </>
+  );
+}
+
 /** The header row of a table: one column title per entry (an empty string for a column without a title). */
 export function TableHead(p: { titles: string[] }) {
   return (

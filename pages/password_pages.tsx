@@ -24,7 +24,7 @@ import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { t } from "./i18n.ts";
-import { CsrfField, Layout } from "./layout.tsx";
+import { AccountEmailField, CsrfField, Layout } from "./layout.tsx";
 import { FORGOT_PAGE } from "./sign_in_pages.tsx";
 
 type C = Context<AppEnv>;
@@ -60,15 +60,7 @@ function forgotPage(
           {!p.invalidLink && <p>{accountText(l, "forgotIntro")}</p>}
           <form method="post" action={FORGOT_PAGE}>
             <CsrfField token={csrfToken(c, ctx.secure)} />
-            <label for="email">{t(l, "email")}</label>
-            <input
-              id="email"
-              name="email"
-              type="email"
-              required
-              autocomplete="username"
-              value={p.email ?? ""}
-            />
+            <AccountEmailField lang={l} value={p.email} />
             <button type="submit">{accountText(l, "sendNewLink")}</button>
           </form>
         </>

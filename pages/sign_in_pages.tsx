@@ -29,7 +29,7 @@ import { langOfRequest, oauthQuery, type PageCtx, pageMiddleware, queryOf } from
 import { csrfToken } from "./csrf.ts";
 import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout } from "./layout.tsx";
+import { AccountEmailField, CsrfField, Layout } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -93,8 +93,7 @@ function signInPage(
         <CsrfField token={csrfToken(c, ctx.secure)} />
         {oq && <input type="hidden" name="oauth_query" value={oq} />}
         {back && <input type="hidden" name="weiter" value={back} />}
-        <label for="email">{t(l, "email")}</label>
-        <input id="email" name="email" type="email" required autocomplete="username" value={p.email ?? ""} />
+        <AccountEmailField lang={l} value={p.email} />
         <label for="password">{t(l, "password")}</label>
         <input id="password" name="password" type="password" required autocomplete="current-password" />
         <button type="submit">{t(l, "signIn")}</button>
@@ -193,15 +192,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
             <CsrfField token={csrfToken(c, ctx.secure)} />
             <label for="name">{t(l, "name")}</label>
             <input id="name" name="name" type="text" required maxlength={100} value={p.name ?? ""} />
-            <label for="email">{t(l, "email")}</label>
-            <input
-              id="email"
-              name="email"
-              type="email"
-              required
-              autocomplete="username"
-              value={p.email ?? ""}
-            />
+            <AccountEmailField lang={l} value={p.email} />
             <label for="password">{t(l, "password")} ({t(l, "passwordHint")})</label>
             <PasswordInput id="password" />
             <button type="submit">{t(l, "signUp")}</button>
@@ -267,8 +258,7 @@ function ResendForm(p: { ctx: Ctx; c: C; l: Lang; email?: string }) {
   return (
     <form method="post" action={RESEND_PAGE}>
       <CsrfField token={csrfToken(p.c, p.ctx.secure)} />
-      <label for="email">{t(p.l, "email")}</label>
-      <input id="email" name="email" type="email" required autocomplete="username" value={p.email ?? ""} />
+      <AccountEmailField lang={p.l} value={p.email} />
       <button type="submit">{accountText(p.l, "sendNewLink")}</button>
     </form>
   );

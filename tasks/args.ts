@@ -104,6 +104,18 @@ export function taskArgs<V = Record<string, string | boolean | undefined>>(
   }
 }
 
+/** {@linkcode taskArgs} for a task that reads exactly one FILE: its options and that file. */
+export function fileTaskArgs<V = Record<string, string | boolean | undefined>>(
+  args: string[],
+  options: TaskOptions,
+): { values: V; file: string } {
+  const { values, positionals } = taskArgs<V>(args, options, true);
+  const [file, ...rest] = positionals;
+  if (!file) throw new UsageError("FILE is required");
+  if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
+  return { values, file };
+}
+
 /** Where a task writes: stdout and stderr by default; tests pass their own. */
 export interface TaskOutput {
   out?: (text: string) => void;

@@ -7,7 +7,7 @@
  * names the file, the feature or line and the reason); 2 usage error, refused state, no known licence, unreadable
  * file.
  */
-import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { commandLine, fileTaskArgs, UsageError, usageText } from "./args.ts";
 import type { Db } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
@@ -97,17 +97,14 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
 
 /** Parses the command line: throws {@linkcode UsageError}, or the AppError of `importState` for a refused state. */
 function parseCli(argv: string[]): Args {
-  const { values, positionals } = taskArgs(argv, {
+  const { values, file } = fileTaskArgs(argv, {
     state: { type: "string" },
     crs: { type: "string" },
     source: { type: "string" },
     "source-url": { type: "string" },
     licence: { type: "string" },
     "allow-older": { type: "boolean" },
-  }, true);
-  const [file, ...rest] = positionals;
-  if (!file) throw new UsageError("FILE is required");
-  if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
+  });
   if (typeof values.state !== "string") throw new UsageError("--state is required");
   const state = importState(values.state);
   const crs = typeof values.crs === "string" ? crsRef(values.crs) : undefined;

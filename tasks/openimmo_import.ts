@@ -7,7 +7,7 @@
  * import failed (nothing changed; with `--strict` also when any object is invalid), 2 usage error, unreadable file
  * or unknown office. `--help` prints the usage.
  */
-import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { commandLine, fileTaskArgs, UsageError, usageText } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
 import { migrate } from "../db/migrate.ts";
@@ -82,15 +82,12 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
 
 /** Parses the command line; throws {@linkcode UsageError} for a wrong one. */
 function parseCli(argv: string[]): Args {
-  const { values, positionals } = taskArgs(argv, {
+  const { values, file } = fileTaskArgs(argv, {
     office: { type: "string" },
     publish: { type: "boolean" },
     "dry-run": { type: "boolean" },
     strict: { type: "boolean" },
-  }, true);
-  const [file, ...rest] = positionals;
-  if (!file) throw new UsageError("FILE is required");
-  if (rest.length > 0) throw new UsageError(`one FILE only, not also ${rest.join(" ")}`);
+  });
   if (typeof values.office !== "string" || !values.office.trim()) {
     throw new UsageError("--office is required");
   }
