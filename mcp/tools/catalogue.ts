@@ -16,7 +16,7 @@ import {
   RADIUS_KM_MAX,
 } from "../../catalogue/place_search.ts";
 import { sortSchema } from "../../catalogue/sort.ts";
-import { askedPrice, decimal, euroPerSqm, kindDealPlace } from "../../catalogue/german.ts";
+import { askedPrice, decimal, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
 import { type BaselineResult, baselineResultSchema, locationBaselineOf } from "../../valuation/baseline.ts";
 import type { Attribution } from "../../valuation/brw_sources.ts";
