@@ -8,6 +8,7 @@
 import postgres from "postgres";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { countStarQuery, listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
+import { MATCHES_FIRST_MAX } from "../db/listings.ts";
 import { SEARCH_SESSION_SETTINGS } from "../db/connection.ts";
 import { percentile } from "./stats.ts";
 
@@ -57,9 +58,12 @@ export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
   // The service runs searches on sessions that plan every statement for its values, lookups by id on the others.
   const settings = cfg.endpoint === "list" ? { ...SEARCH_SESSION_SETTINGS } : {};
   const sql = postgres(cfg.url, { max: cfg.poolSize, onnotice: () => {}, connection: settings });
-  const pages = cfg.filters.map((f) =>
-    cfg.mode === "countstar" ? { ...searchQueries(f), count: countStarQuery(f) } : searchQueries(f)
-  );
+  // the page query's shape depends on the total (db/listings.ts pageShape): both kinds, chosen after the count
+  const pages = cfg.filters.map((f) => {
+    const few = searchQueries(f, MATCHES_FIRST_MAX).items;
+    const many = searchQueries(f, Number.MAX_SAFE_INTEGER);
+    return { few, many: many.items, count: cfg.mode === "countstar" ? countStarQuery(f) : many.count };
+  });
   const singles = cfg.ids.map((id) => listingQuery(id));
   const exec = cfg.mode !== "reserve"
     ? (q: SqlQuery) => sql.unsafe(q.text, q.params, { prepare: true })
@@ -79,10 +83,9 @@ export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
       const f = cfg.filters[i]!;
       // as the service: the total first, the page only when it is not past the total
       const count = await exec(q.count);
-      if (count.length !== 1) errors++;
-      else if ((count[0] as unknown as { total: number }).total > (f.page - 1) * f.page_size) {
-        await exec(q.items);
-      }
+      const total = count.length === 1 ? (count[0] as unknown as { total: number }).total : undefined;
+      if (total === undefined) errors++;
+      else if (total > (f.page - 1) * f.page_size) await exec(total <= MATCHES_FIRST_MAX ? q.few : q.many);
     } else {
       const q = singles[Math.floor(Math.random() * singles.length)]!;
       const rows = await exec(q);

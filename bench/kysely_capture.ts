@@ -14,17 +14,16 @@ import {
 } from "kysely";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import type { Db } from "../db/connection.ts";
-import { findPublishedListing, searchPublishedListings } from "../db/listings.ts";
+import { findPublishedListing, MATCHES_FIRST_MAX, searchPublishedListings } from "../db/listings.ts";
 import type { Database } from "../db/schema.ts";
 import { listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
 
 class CaptureConnection implements DatabaseConnection {
-  constructor(private readonly sink: CompiledQuery[]) {}
+  constructor(private readonly sink: CompiledQuery[], private readonly total: number) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     this.sink.push(query);
-    // a total above every offset of the mix, so that the page query is compiled too
-    return Promise.resolve({ rows: [{ total: 1_000_000_000 } as R] });
+    return Promise.resolve({ rows: [{ total: this.total } as R] });
   }
 
   // deno-lint-ignore require-yield
@@ -34,10 +33,10 @@ class CaptureConnection implements DatabaseConnection {
 }
 
 class CaptureDriver implements Driver {
-  constructor(private readonly sink: CompiledQuery[]) {}
+  constructor(private readonly sink: CompiledQuery[], private readonly total: number) {}
   async init(): Promise<void> {}
   acquireConnection(): Promise<DatabaseConnection> {
-    return Promise.resolve(new CaptureConnection(this.sink));
+    return Promise.resolve(new CaptureConnection(this.sink, this.total));
   }
   async beginTransaction(): Promise<void> {}
   async commitTransaction(): Promise<void> {}
@@ -46,11 +45,12 @@ class CaptureDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
-function captureDb(sink: CompiledQuery[]): Db {
+/** A database that records every statement and answers each with one row `{total}`. */
+function captureDb(sink: CompiledQuery[], total = 1): Db {
   const kysely = new Kysely<Database>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new CaptureDriver(sink),
+      createDriver: () => new CaptureDriver(sink, total),
       createIntrospector: (db) => new PostgresIntrospector(db),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -69,10 +69,16 @@ function toSql(q: CompiledQuery): SqlQuery {
   return { text: q.sql, params: [...q.parameters] as Array<string | number> };
 }
 
-/** The statements Kysely compiles for one list request: the page query and the count query. */
-export async function kyselySearchQueries(f: ListingFilter): Promise<{ items: SqlQuery; count: SqlQuery }> {
+/**
+ * The statements Kysely compiles for one list request whose count answers `total` (above the request's offset):
+ * the page query and the count query.
+ */
+export async function kyselySearchQueries(
+  f: ListingFilter,
+  total: number,
+): Promise<{ items: SqlQuery; count: SqlQuery }> {
   const sink: CompiledQuery[] = [];
-  const db = captureDb(sink);
+  const db = captureDb(sink, total);
   await searchPublishedListings(db, f, f.page_size, (f.page - 1) * f.page_size);
   await db.close();
   const isCount = (q: CompiledQuery) => /"listing_counts"/.test(q.sql);
@@ -123,10 +129,14 @@ export async function verifyPlainSql(filters: ListingFilter[], ids: string[]): P
     }
   };
   for (const f of filters) {
-    const k = await kyselySearchQueries(f);
-    const p = searchQueries(f);
-    compare(`list ${JSON.stringify(f)} items`, p.items, k.items);
-    compare(`list ${JSON.stringify(f)} count`, p.count, k.count);
+    // every shape of page query: many matches (ids first or plain) and few (matches first)
+    const offset = (f.page - 1) * f.page_size;
+    for (const total of new Set([1_000_000_000, Math.max(offset + 1, MATCHES_FIRST_MAX)])) {
+      const k = await kyselySearchQueries(f, total);
+      const p = searchQueries(f, total);
+      compare(`list ${JSON.stringify(f)} (total ${total}) items`, p.items, k.items);
+      compare(`list ${JSON.stringify(f)} (total ${total}) count`, p.count, k.count);
+    }
   }
   for (const id of ids) compare(`listing ${id}`, listingQuery(id), await kyselyListingQuery(id));
   return { compared, distinctTexts: texts.size, mismatches };

@@ -4,7 +4,7 @@
  * The count statement is plain text in `db/listings.ts` already (`totalQuery`), so the floor sends it as it is.
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
-import { idsFirst, orderSql, totalQuery } from "../db/listings.ts";
+import { orderSql, pageShape, totalQuery } from "../db/listings.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {
@@ -21,9 +21,9 @@ const COLUMNS = [
   `"postal_code"`,
   `"property_type"`,
   `"transaction_type"`,
-  `asked_price::float8 as "asked_price"`,
-  `total_rooms::float8 as "total_rooms"`,
-  `square_meters::float8 as "square_meters"`,
+  `"asked_price"::float8 as "asked_price"`,
+  `"total_rooms"::float8 as "total_rooms"`,
+  `"square_meters"::float8 as "square_meters"`,
   `"latitude"`,
   `"longitude"`,
   `"beispiel"`,
@@ -42,20 +42,28 @@ function whereClause(f: ListingFilter, params: Array<string | number>): string {
   return and.length === 1 ? and[0]! : `(${and.join(" and ")})`;
 }
 
-/** The page query and the count query of `searchPublishedListings(db, f, limit, offset)`. */
+/**
+ * The page query and the count query of `searchPublishedListings(db, f, limit, offset)` when the count answers
+ * `total` (the page query's shape depends on it: `pageShape` of db/listings.ts).
+ */
 export function pageQueries(
   f: ListingFilter,
   limit: number,
   offset: number,
+  total: number,
 ): { items: SqlQuery; count: SqlQuery } {
   const itemParams: Array<string | number> = [];
   const itemWhere = whereClause(f, itemParams);
   const order = `order by ${orderSql(f.order)}`;
+  const shape = pageShape(f, total);
+  const matches = shape === "matches_first"
+    ? `(select "id", "published_at", "asked_price", "square_meters" from "listings" where ${itemWhere} ` +
+      `offset $${itemParams.push(0)}) as "m"`
+    : `"listings" where ${itemWhere}`;
   const page = `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
-  const items = !idsFirst(f)
+  const items = shape === "plain"
     ? `select ${COLUMNS} from "listings" where ${itemWhere} ${order} ${page}`
-    : `select ${COLUMNS} from "listings" where "id" in (select "id" from "listings" where ${itemWhere} ${order} ` +
-      `${page}) ${order}`;
+    : `select ${COLUMNS} from "listings" where "id" in (select "id" from ${matches} ${order} ${page}) ${order}`;
   return { items: { text: items, params: itemParams }, count: totalQuery(f) };
 }
 
@@ -94,9 +102,12 @@ export function plainPageQuery(f: ListingFilter, limit: number, offset: number):
   };
 }
 
-/** The page query and count query of the service for a parsed list request (page and page_size applied). */
-export function searchQueries(f: ListingFilter): { items: SqlQuery; count: SqlQuery } {
-  return pageQueries(f, f.page_size, (f.page - 1) * f.page_size);
+/**
+ * The page query and count query of the service for a parsed list request (page and page_size applied) whose
+ * count answers `total`.
+ */
+export function searchQueries(f: ListingFilter, total: number): { items: SqlQuery; count: SqlQuery } {
+  return pageQueries(f, f.page_size, (f.page - 1) * f.page_size, total);
 }
 
 /** The query of `findPublishedListing(db, id)`. */

@@ -85,6 +85,24 @@ export async function explainAll(
   return out;
 }
 
+/** The total of each list request of the mix (keyed by its filter as JSON), which decides its page query. */
+async function totalsOf(url: string, list: ListRequest[]): Promise<Map<string, number>> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { ...SEARCH_SESSION_SETTINGS } });
+  const totals = new Map<string, number>();
+  try {
+    for (const r of list) {
+      const key = JSON.stringify(r.filter);
+      if (totals.has(key)) continue;
+      const count = searchQueries(r.filter, 0).count;
+      const rows = await sql.unsafe(count.text, count.params);
+      totals.set(key, (rows[0] as unknown as { total: number }).total);
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  return totals;
+}
+
 /** A distinct statement of the mix and how many list requests issue it. */
 interface MixStatement {
   label: string;
@@ -113,8 +131,9 @@ export interface PlanFigures {
 export async function planSection(url: string, list: ListRequest[], id: string): Promise<PlanFigures> {
   const byText = new Map<string, MixStatement>();
   const perRequest: Array<[string, string]> = [];
+  const totals = await totalsOf(url, list);
   for (const r of list) {
-    const q = searchQueries(r.filter);
+    const q = searchQueries(r.filter, totals.get(JSON.stringify(r.filter))!);
     for (const [part, sq] of [["page ", q.items], ["count", q.count]] as const) {
       const e = byText.get(sq.text);
       if (e) e.uses++;

@@ -180,13 +180,43 @@ export function filterWhere(f: ListingFilter) {
 }
 
 /**
+ * At most this many matches, a page takes them all from the filters' best index and sorts them itself: reading
+ * 10,000 index entries and sorting them costs a few ms, while walking an order's index to the first page can skip
+ * hundreds of thousands of entries when the filters pick rows at its far end (docs/benchmarks.md §3.2).
+ */
+export const MATCHES_FIRST_MAX = 10_000;
+
+/**
+ * How the page query of `f` reads its rows, given the exact total of its matches (`never`: not matches first,
+ * for the tests of the other shapes): `matches_first` for a small total (at most {@linkcode MATCHES_FIRST_MAX}),
+ * else `ids_first` (the page's ids from an index-only scan, then their rows) with a place or another order than
+ * newest first, else `plain` (one statement). Taking a large city's matches first was measured and dropped: its
+ * covering index bounds them (42,000 for the largest city of 1,000,000 listings), but reading and sorting them
+ * takes 20–40 ms on every such request, where walking the order's index mostly takes 1 ms.
+ */
+export function pageShape(
+  f: ListingFilter,
+  total: number,
+  matchesFirst: "auto" | "never" = "auto",
+): "plain" | "ids_first" | "matches_first" {
+  if (matchesFirst === "auto" && total <= MATCHES_FIRST_MAX) return "matches_first";
+  const place = f.city !== undefined || f.postal_code !== undefined || f.near !== undefined;
+  return place || (f.order !== undefined && f.order.by !== "published_at") ? "ids_first" : "plain";
+}
+
+/** The columns a page of matches is sorted by (every order of {@linkcode orderSql} reads only these). */
+const ORDER_COLUMNS = ["id", "published_at", "asked_price", "square_meters"] as const;
+
+/**
  * Published listings matching `f`: `limit` rows from `offset` in the order of `f.order` (default newest first), and
  * the total. The total comes first (it is cheap, {@linkcode totalQuery}); a page past it is empty without a page
  * query, which would otherwise walk every row of an index that could match (a city's listings filtered to none).
- * With a city, a place filter or another order than newest first, the page's ids come first, from an index-only
- * scan of an index that carries every filter column (the city index, or the order's index of migration 0031),
- * and then their rows: a plain page query filters the rows in the table, 148 ms against 10 ms for a large city
- * whose listings match rarely (docs/benchmarks.md §3.1). Without them that detour costs more than it saves.
+ * The page query has the shape of {@linkcode pageShape}. With few matches, the matches are read first (their
+ * subquery has `offset 0`, so the planner takes it as it is: the filters' best index) and sorted. Otherwise,
+ * with a place filter or another order than newest first, the page's ids come first, from an index-only scan of
+ * an index that carries every filter column (the city index, or the order's index of migration 0031), and then
+ * their rows: a plain page query filters the rows in the table, 148 ms against 10 ms for a large city whose
+ * listings match rarely (docs/benchmarks.md §3.1). Without them that detour costs more than it saves.
  * Both statements run on the search sessions, which plan them for their values (`Db.search`).
  */
 export async function searchPublishedListings(
@@ -194,28 +224,28 @@ export async function searchPublishedListings(
   f: ListingFilter,
   limit: number,
   offset: number,
+  matchesFirst: "auto" | "never" = "auto",
 ): Promise<{ items: Listing[]; total: number }> {
   const count = totalQuery(f);
   const total = (await db.search.executeQuery<{ total: number }>(CompiledQuery.raw(count.text, count.params)))
     .rows[0]!.total;
   if (offset >= total) return { items: [], total };
-  const q = db.search.selectFrom("listings");
+  const q = db.search.selectFrom("listings").select(PUBLIC_COLUMNS);
   const where = filterWhere(f);
   const order = sql.raw(orderSql(f.order));
-  const items = !idsFirst(f)
-    ? await q.select(PUBLIC_COLUMNS).where(where).orderBy(order).limit(limit).offset(offset).execute()
-    : await q.select(PUBLIC_COLUMNS).where(
-      "id",
-      "in",
-      (eb) => eb.selectFrom("listings").select("id").where(where).orderBy(order).limit(limit).offset(offset),
-    ).orderBy(order).execute();
+  const shape = pageShape(f, total, matchesFirst);
+  // the page's ids: from the order's or the place's index (ids first), or sorted from all matches (matches first)
+  const pageIds = (eb: ExpressionBuilder<Database, "listings">) => {
+    const from = shape === "ids_first"
+      ? eb.selectFrom("listings").select("id").where(where)
+      : eb.selectFrom((m) => m.selectFrom("listings").select(ORDER_COLUMNS).where(where).offset(0).as("m"))
+        .select("id");
+    return from.orderBy(order).limit(limit).offset(offset);
+  };
+  const items = shape === "plain"
+    ? await q.where(where).orderBy(order).limit(limit).offset(offset).execute()
+    : await q.where("id", "in", pageIds).orderBy(order).execute();
   return { items: items as Listing[], total };
-}
-
-/** Whether the page query of `f` takes the ids first (see {@linkcode searchPublishedListings}). */
-export function idsFirst(f: ListingFilter): boolean {
-  return f.city !== undefined || f.postal_code !== undefined || f.near !== undefined ||
-    (f.order !== undefined && f.order.by !== "published_at");
 }
 
 /** One statement as text with `$n` placeholders and its parameters. */
@@ -330,7 +360,7 @@ function plainCount(
  * every call: a few µs, about a fifth of what the query builder takes, and no cache to keep per database.
  */
 const COLUMNS_SQL = sql.raw(
-  PUBLIC_FIELDS.map((f) => FLOAT_FIELDS.has(f) ? `${f}::float8 as "${f}"` : `"${f}"`).join(", "),
+  PUBLIC_FIELDS.map((f) => FLOAT_FIELDS.has(f) ? `"${f}"::float8 as "${f}"` : `"${f}"`).join(", "),
 );
 
 /** The published listing with this id (lower-case UUID), or undefined. */
