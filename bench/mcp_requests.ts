@@ -2,8 +2,8 @@
  * The requests of `bench:mcp`: the stateless 2026-07-28 `tools/call` bodies, wrk's request files of the REST and
  * the MCP runs, and the checks before measuring that compare each tool's answer with its REST twin.
  */
-import type { ListingFilter } from "../catalogue/listing.ts";
 import { listingPath, type ListRequest } from "./mix.ts";
+import { SORT_DEFAULT } from "../catalogue/sort.ts";
 
 /** The MCP protocol revision the benchmark speaks. */
 export const PROTOCOL = "2026-07-28";
@@ -22,10 +22,14 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-/** The `tools/call` arguments of `search_properties` for a filter: exactly the filter's fields. */
-export function searchArguments(f: ListingFilter): Record<string, unknown> {
+/**
+ * The `tools/call` arguments of `search_properties` for a list request: exactly the filter's fields, with the
+ * sort order by its name (`sort`, as the tool takes it) instead of the database order the filter carries.
+ */
+export function searchArguments(r: ListRequest): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(f)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(r.filter)) if (v !== undefined && k !== "order") out[k] = v;
+  if (r.sort !== SORT_DEFAULT) out.sort = r.sort;
   return out;
 }
 
@@ -62,7 +66,7 @@ export function requestFiles(list: ListRequest[], ids: string[]): Record<`${Api}
   return {
     "rest-search": list.map((r) => `GET\t${r.path}`).join("\n") + "\n",
     "rest-get": ids.map((id) => `GET\t${listingPath(id)}`).join("\n") + "\n",
-    "mcp-search": list.map((r, i) => post("search_properties", searchArguments(r.filter), i)).join("\n") +
+    "mcp-search": list.map((r, i) => post("search_properties", searchArguments(r), i)).join("\n") +
       "\n",
     "mcp-get": ids.map((id, i) => post("get_property", { id }, i)).join("\n") + "\n",
   };
@@ -160,16 +164,14 @@ export async function checkSearch(base: string, key: string, list: ListRequest[]
   for (const r of kinds.values()) {
     const rest = await getJson(base + r.path);
     if (rest.status !== 200) throw new Error(`GET ${r.path} answered ${rest.status}`);
-    const mcp = await callTool(base, key, "search_properties", searchArguments(r.filter));
+    const mcp = await callTool(base, key, "search_properties", searchArguments(r));
     type P = { total: number; items: Array<{ id: string }> };
     const [a, b] = [rest.body as P, mcp as P];
     const same = a.total === b.total &&
       canonical(a.items.map((i) => i.id)) === canonical(b.items.map((i) => i.id));
     if (!same) {
       throw new Error(
-        `search_properties ${
-          JSON.stringify(searchArguments(r.filter))
-        }: total ${b.total} / ${b.items?.length} ` +
+        `search_properties ${JSON.stringify(searchArguments(r))}: total ${b.total} / ${b.items?.length} ` +
           `items, REST ${r.path}: total ${a.total} / ${a.items.length} items (or other ids)`,
       );
     }
