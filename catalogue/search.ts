@@ -2,6 +2,8 @@
 import { isUuid } from "../ids.ts";
 import type { Db } from "../db/connection.ts";
 import { findPublishedListing, searchPublishedListings } from "../db/listings.ts";
+import { findPublishedListingWithDetails } from "../db/listing_details.ts";
+import type { ListingDetails } from "./listing_details.ts";
 import { AppError } from "../errors.ts";
 import { checkFilter } from "./filters.ts";
 import type { Listing, ListingFilter, Page } from "./listing.ts";
@@ -21,6 +23,17 @@ export async function searchListings(db: Db, f: SearchQuery): Promise<Page> {
   const query: ListingFilter = { ...filter, order: listingOrderOf(sort ?? SORT_DEFAULT) };
   const { items, total } = await searchPublishedListings(db, query, f.page_size, (f.page - 1) * f.page_size);
   return { items, total, page: f.page, page_size: f.page_size };
+}
+
+/**
+ * The published listing `id` with its details (docs/contract.md §4.14; null where not given), read in one
+ * statement; an unknown, unpublished or malformed id throws `not_found`.
+ */
+export async function getPublicListingWithDetails(db: Db, id: string): Promise<Listing & ListingDetails> {
+  if (!isUuid(id)) throw new AppError("not_found");
+  const row = await findPublishedListingWithDetails(db.kysely, id.toLowerCase());
+  if (!row) throw new AppError("not_found");
+  return row;
 }
 
 /** The published listing `id`; an unknown, unpublished or malformed id throws `not_found`. */

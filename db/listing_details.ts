@@ -6,6 +6,7 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.ts";
+import { COLUMNS_SQL, type Listing } from "./listings.ts";
 
 type Q = Kysely<Database>;
 
@@ -62,6 +63,20 @@ export async function officeListingDetails(
   const r = await sql<ListingDetailColumns>`select ${SELECT} from listing_details d
     join listings l on l.id = d.listing_id
     where d.listing_id = ${listingId} and l.office_id = ${officeId}`.execute(q);
+  return r.rows[0];
+}
+
+/**
+ * The published listing `id` (lower-case UUID) with its details in one statement (every detail null when it has
+ * none), or undefined: what `get_property` answers, without a second round trip.
+ */
+export async function findPublishedListingWithDetails(
+  q: Q,
+  id: string,
+): Promise<(Listing & ListingDetailColumns) | undefined> {
+  const r = await sql<Listing & ListingDetailColumns>`select ${COLUMNS_SQL}, ${SELECT} from "listings"
+    left join listing_details d on d.listing_id = "listings"."id"
+    where "listings"."id" = ${id} and "listings"."status" = 'published'`.execute(q);
   return r.rows[0];
 }
 

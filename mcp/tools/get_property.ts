@@ -4,10 +4,10 @@
  */
 import { z } from "zod";
 import { type Listing, listingSchema } from "../../catalogue/listing.ts";
-import { getPublicListing } from "../../catalogue/search.ts";
+import { getPublicListingWithDetails } from "../../catalogue/search.ts";
 import { askedPrice, decimal, euroCents, kindDealPlace } from "../../catalogue/german.ts";
 import type { AppDeps } from "../../deps.ts";
-import { type ListingDetails, listingDetailsSchema, publicDetails } from "../../catalogue/listing_details.ts";
+import { type ListingDetails, listingDetailsSchema } from "../../catalogue/listing_details.ts";
 import { addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 /** The German lines of a listing's details (none for details not given). */
@@ -63,9 +63,7 @@ export function registerGetProperty(target: ToolTarget, deps: AppDeps): void {
     output: listingSchema.extend(listingDetailsSchema.shape),
     annotations: READ_ONLY,
   }, async ({ id }) => {
-    const listing = await getPublicListing(deps.db, id);
-    const details = await publicDetails(deps.db, listing.id);
-    const text = [listingText(listing), ...detailsText(details)].join("\n");
-    return { data: { ...listing, ...details }, text };
+    const listing = await getPublicListingWithDetails(deps.db, id);
+    return { data: listing, text: [listingText(listing), ...detailsText(listing)].join("\n") };
   });
 }
