@@ -4,7 +4,7 @@
  * The count statement is plain text in `db/listings.ts` already (`totalQuery`), so the floor sends it as it is.
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
-import { orderSql, pageShape, totalQuery } from "../db/listings.ts";
+import { matchColumns, orderSql, pageShape, totalQuery } from "../db/listings.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {
@@ -57,7 +57,9 @@ export function pageQueries(
   const order = `order by ${orderSql(f.order)}`;
   const shape = pageShape(f, total);
   const matches = shape === "matches_first"
-    ? `(select "id", "published_at", "asked_price", "square_meters" from "listings" where ${itemWhere} ` +
+    ? `(select ${
+      matchColumns(f.order!).map((c) => `"${c}"`).join(", ")
+    } from "listings" where ${itemWhere} ` +
       `offset $${itemParams.push(0)}) as "m"`
     : `"listings" where ${itemWhere}`;
   const page = `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;

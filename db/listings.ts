@@ -180,32 +180,43 @@ export function filterWhere(f: ListingFilter) {
 }
 
 /**
- * At most this many matches, a page takes them all from the filters' best index and sorts them itself: reading
- * 10,000 index entries and sorting them costs a few ms, while walking an order's index to the first page can skip
- * hundreds of thousands of entries when the filters pick rows at its far end (docs/benchmarks.md §3.2).
+ * At most this many matches, a sorted page takes them all from the filters' best index and sorts them itself:
+ * reading 10,000 entries of a covering index and sorting them costs a few ms, while walking an order's index to
+ * the first page can skip hundreds of thousands of entries when the filters pick rows at its far end
+ * (docs/benchmarks.md §3.2).
  */
 export const MATCHES_FIRST_MAX = 10_000;
 
 /**
  * How the page query of `f` reads its rows, given the exact total of its matches (`never`: not matches first,
- * for the tests of the other shapes): `matches_first` for a small total (at most {@linkcode MATCHES_FIRST_MAX}),
- * else `ids_first` (the page's ids from an index-only scan, then their rows) with a place or another order than
- * newest first, else `plain` (one statement). Taking a large city's matches first was measured and dropped: its
- * covering index bounds them (42,000 for the largest city of 1,000,000 listings), but reading and sorting them
- * takes 20–40 ms on every such request, where walking the order's index mostly takes 1 ms.
+ * for the tests of the other shapes): `matches_first` for another order than newest first with a small total
+ * (at most {@linkcode MATCHES_FIRST_MAX}), else `ids_first` (the page's ids from an index-only scan, then their
+ * rows) with a place or another order than newest first, else `plain` (one statement). Newest first keeps its
+ * walk: the city and kind indexes are in its order, and its matches first would read the publication time from
+ * the table (p99 28 → 195 ms at 1,000,000 listings, docs/benchmarks.md §3.2). Taking a large city's matches first
+ * in the other orders was measured and dropped: its covering index bounds them (42,000 for the largest city of
+ * 1,000,000 listings), but reading and sorting them takes 20–40 ms where the walk mostly takes 1 ms.
  */
 export function pageShape(
   f: ListingFilter,
   total: number,
   matchesFirst: "auto" | "never" = "auto",
 ): "plain" | "ids_first" | "matches_first" {
-  if (matchesFirst === "auto" && total <= MATCHES_FIRST_MAX) return "matches_first";
+  const sorted = f.order !== undefined && f.order.by !== "published_at";
+  if (sorted && matchesFirst === "auto" && total <= MATCHES_FIRST_MAX) return "matches_first";
   const place = f.city !== undefined || f.postal_code !== undefined || f.near !== undefined;
-  return place || (f.order !== undefined && f.order.by !== "published_at") ? "ids_first" : "plain";
+  return place || sorted ? "ids_first" : "plain";
 }
 
-/** The columns a page of matches is sorted by (every order of {@linkcode orderSql} reads only these). */
-const ORDER_COLUMNS = ["id", "published_at", "asked_price", "square_meters"] as const;
+/**
+ * The columns the matches of a sorted page are read with: the id and what the order's value is made of, all of
+ * them carried by the covering indexes of migrations 0005 and 0031, so the matches come from an index-only scan.
+ */
+export function matchColumns(o: ListingOrder): ReadonlyArray<"id" | "asked_price" | "square_meters"> {
+  if (o.by === "asked_price") return ["id", "asked_price"];
+  if (o.by === "square_meters") return ["id", "square_meters"];
+  return ["id", "asked_price", "square_meters"];
+}
 
 /**
  * Published listings matching `f`: `limit` rows from `offset` in the order of `f.order` (default newest first), and
@@ -238,7 +249,9 @@ export async function searchPublishedListings(
   const pageIds = (eb: ExpressionBuilder<Database, "listings">) => {
     const from = shape === "ids_first"
       ? eb.selectFrom("listings").select("id").where(where)
-      : eb.selectFrom((m) => m.selectFrom("listings").select(ORDER_COLUMNS).where(where).offset(0).as("m"))
+      : eb.selectFrom((m) =>
+        m.selectFrom("listings").select(matchColumns(f.order ?? NEWEST_FIRST)).where(where).offset(0).as("m")
+      )
         .select("id");
     return from.orderBy(order).limit(limit).offset(offset);
   };
