@@ -1,10 +1,11 @@
 /**
  * Plain SQL copies of the public catalogue reads of `db/listings.ts`, for the direct-driver floor: the same text
  * and the same parameters that Kysely compiles (checked by `kysely_capture.ts` before every run), without Kysely.
- * The count statement is plain text in `db/listings.ts` already (`totalQuery`), so the floor sends it as it is.
+ * The count statement is plain text in `db/listing_filter.ts` already (`totalQuery`), so the floor sends it as it is.
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
-import { matchColumns, orderSql, pageShape, totalQuery } from "../db/listings.ts";
+import { matchColumns, pageShape } from "../db/listings.ts";
+import { orderSql, totalQuery } from "../db/listing_filter.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {

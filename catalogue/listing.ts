@@ -6,7 +6,7 @@ import { z } from "zod";
 import { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
 
 export { PROPERTY_TYPES, TRANSACTION_TYPES } from "../db/schema.ts";
-export type { ListingFilter } from "../db/listings.ts";
+export type { ListingFilter } from "../db/listing_filter.ts";
 import { PUBLIC_FIELDS } from "../db/listings.ts";
 
 import { PAGE_MAX, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from "../paging.ts";

@@ -7,7 +7,7 @@
  * order before sorting existed: publication time, then id, both descending.
  */
 import { z } from "zod";
-import type { ListingOrder } from "../db/listings.ts";
+import type { ListingOrder } from "../db/listing_filter.ts";
 import { AppError } from "../errors.ts";
 
 /** The sort orders, the default first. */

@@ -1,6 +1,7 @@
 /** SQL of saved searches and their matches. Every read and write of a seeker's searches is scoped to the seeker. */
 import { type Kysely, sql } from "kysely";
-import type { Listing, ListingFilter } from "./listings.ts";
+import type { Listing } from "./listings.ts";
+import type { ListingFilter } from "./listing_filter.ts";
 import type { Db } from "./connection.ts";
 import { filterWhere, PUBLIC_COLUMNS } from "./listings.ts";
 import type { Database } from "./schema.ts";
