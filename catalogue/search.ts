@@ -30,16 +30,18 @@ export async function searchListings(db: Db, f: SearchQuery): Promise<Page> {
  * statement; an unknown, unpublished or malformed id throws `not_found`.
  */
 export async function getPublicListingWithDetails(db: Db, id: string): Promise<Listing & ListingDetails> {
-  if (!isUuid(id)) throw new AppError("not_found");
-  const row = await findPublishedListingWithDetails(db.kysely, id.toLowerCase());
-  if (!row) throw new AppError("not_found");
-  return row;
+  return await publishedOrNotFound(id, (lower) => findPublishedListingWithDetails(db.kysely, lower));
 }
 
 /** The published listing `id`; an unknown, unpublished or malformed id throws `not_found`. */
 export async function getPublicListing(db: Db, id: string): Promise<Listing> {
+  return await publishedOrNotFound(id, (lower) => findPublishedListing(db, lower));
+}
+
+/** What `find` answers for the lower-cased `id`; `not_found` for a malformed id or when it answers nothing. */
+async function publishedOrNotFound<T>(id: string, find: (id: string) => Promise<T | undefined>): Promise<T> {
   if (!isUuid(id)) throw new AppError("not_found");
-  const listing = await findPublishedListing(db, id.toLowerCase());
-  if (!listing) throw new AppError("not_found");
-  return listing;
+  const row = await find(id.toLowerCase());
+  if (!row) throw new AppError("not_found");
+  return row;
 }
