@@ -28,13 +28,10 @@ export async function loadPlaywright(): Promise<typeof import("playwright-core")
   } catch {
     procReadable = false;
   }
-  if (procReadable || Deno.env.has("__IS_WSL_TEST__")) return await import("playwright-core");
-  Deno.env.set("__IS_WSL_TEST__", "1");
-  try {
-    return await import("playwright-core");
-  } finally {
-    Deno.env.delete("__IS_WSL_TEST__");
-  }
+  // Set for the rest of the process, never removed: test files run in parallel share the environment, and one
+  // file removing the switch while another imports playwright made that import throw NotCapable.
+  if (!procReadable) Deno.env.set("__IS_WSL_TEST__", "1");
+  return await import("playwright-core");
 }
 
 /** Chromium's flags for the tests: no sandbox (CI runs as root), no GPU, no traffic of its own. */
