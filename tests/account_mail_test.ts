@@ -14,7 +14,7 @@ import { userByEmail } from "../db/accounts.ts";
 import { mailsTo } from "../db/mail.ts";
 import { createOffice } from "../db/offices.ts";
 import { JarBrowser, type Step } from "./browser_jar.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 import { openTestDb, serveTestApp, type TestApp, type TestDb } from "./helpers.ts";
 
 const PASSWORD = "konto-geheim-123";
@@ -408,7 +408,7 @@ Deno.test({
           "document.documentElement.scrollWidth - document.documentElement.clientWidth",
         );
         assert.ok(overflow <= 0, `${name} scrolls sideways at ${width} px`);
-        await page.screenshot({ path: new URL(`${width}-${name}.png`, SHOTS).pathname, fullPage: true });
+        await saveScreenshot(page, new URL(`${width}-${name}.png`, SHOTS));
       };
       const submit = async (page: Page, action: string) => {
         await page.click(`form[action='${action}'] button[type=submit]`);

@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 
@@ -104,8 +104,7 @@ Deno.test({
         const ctx = await b.newContext({ locale: "de-DE", viewport: { width, height: 900 } });
         ctx.setDefaultTimeout(15_000);
         const page = await ctx.newPage();
-        const shot = (name: string) =>
-          page.screenshot({ path: new URL(`finding-${width}-${name}.png`, SHOTS).pathname, fullPage: true });
+        const shot = (name: string) => saveScreenshot(page, new URL(`finding-${width}-${name}.png`, SHOTS));
         try {
           await t.step(`${width} px: "Frankfurt" offers both Frankfurts, with their numbers`, async () => {
             await page.goto(`${origin}/objekte`);

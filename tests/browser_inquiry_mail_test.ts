@@ -15,7 +15,7 @@ import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { replyToInquiry } from "../inquiries/messages.ts";
 import { stopUrl } from "../inquiries/inquiry_address.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 import {
   officeWho,
   openTestDb,
@@ -31,7 +31,7 @@ const PASSWORD = "browser-mail-geheim-789";
 const SEEKER = { email: "mail-suche@example.org", name: "Mia Mail" };
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`${name}.png`, SHOTS));
 }
 
 Deno.test({

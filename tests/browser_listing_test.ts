@@ -10,7 +10,7 @@ import { createPerson } from "../auth/accounts.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
-import { HAVE_CHROMIUM, launchChromium, submitForm as submit } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot, submitForm as submit } from "./browser_support.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-geheim-456";
@@ -23,7 +23,7 @@ const CONTACT = {
 };
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`${name}.png`, SHOTS));
 }
 
 /** Six rent flats in Berlin 10115 (10 … 15 €/m², trimmed median 12.5) and two buy listings, one a sample. */

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createApiKey } from "../auth/api_keys.ts";
 import { insertListings, type NewListing } from "../db/listings.ts";
 import { seedSampleZonesIfEmpty } from "../valuation/sample_zones.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 import {
   authorizeUrl,
   type OAuthWorld,
@@ -89,7 +89,7 @@ async function checkTables(page: Page, width: number): Promise<void> {
 async function check(page: Page, origin: string, name: string, path: string, width: number): Promise<void> {
   if (path) await page.goto(`${origin}${path}`);
   const m = await measure(page);
-  await page.screenshot({ path: new URL(`${name}-${width}.png`, SHOTS).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`${name}-${width}.png`, SHOTS));
   assert.equal(m.compatMode, "CSS1Compat", `${name} at ${width}: quirks mode`);
   assert.ok(m.scrollWidth <= width, `${name} at ${width}: scrollWidth ${m.scrollWidth}`);
   // One row: the tallest item (a button) plus the header's padding, well below two rows.
@@ -233,7 +233,7 @@ Deno.test({
         const box = (await link.boundingBox())!;
         assert.ok(box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box));
         assert.ok((await measure(page)).scrollWidth <= 390);
-        await page.screenshot({ path: new URL("menu-open-390.png", SHOTS).pathname });
+        await saveScreenshot(page, new URL("menu-open-390.png", SHOTS), { viewportOnly: true });
         await link.click();
         await page.waitForURL((u) => u.pathname === "/konto/schluessel");
         await page.close();

@@ -17,7 +17,7 @@ import { createPerson } from "../auth/accounts.ts";
 import { startMembership } from "../db/accounts.ts";
 import { insertListings } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
-import { HAVE_CHROMIUM, launchChromium, submitForm } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot, submitForm } from "./browser_support.ts";
 import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
 import { concat, pngBombHeader, testImage } from "./photo_fixtures.ts";
 
@@ -36,7 +36,7 @@ async function fits(page: Page, width: number, what: string): Promise<void> {
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
   await fits(page, width, name);
-  await page.screenshot({ path: new URL(`photos-${name}-${width}.png`, OUT).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`photos-${name}-${width}.png`, OUT));
 }
 
 /** A file for `setInputFiles`. */

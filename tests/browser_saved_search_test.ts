@@ -16,17 +16,14 @@ import { insertListings, type NewListing } from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { seedSampleZonesIfEmpty } from "../valuation/sample_zones.ts";
 import { alertStopUrl } from "../searches/search_alerts.ts";
-import { HAVE_CHROMIUM, launchChromium, submitForm } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot, submitForm } from "./browser_support.ts";
 import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-suche-geheim-456";
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
-  await page.screenshot({
-    path: new URL(`saved-search-${name}-${width}.png`, SHOTS).pathname,
-    fullPage: true,
-  });
+  await saveScreenshot(page, new URL(`saved-search-${name}-${width}.png`, SHOTS));
   const scroll = await page.evaluate<number>("document.documentElement.scrollWidth");
   assert.ok(scroll <= width, `${name} at ${width}: scrollWidth ${scroll}`);
 }
@@ -111,9 +108,10 @@ Deno.test({
               await p.textContent("#baseline-gfz") ?? "",
               /^Geschossflächenzahl \(GFZ\) [0-9,]+: Der Wert gilt für Grundstücke, auf denen je 1 m² Grundstück/,
             );
-            await p.locator("#baseline").screenshot({
-              path: new URL(`saved-search-baseline-buy-${width}.png`, SHOTS).pathname,
-            });
+            await saveScreenshot(
+              p.locator("#baseline"),
+              new URL(`saved-search-baseline-buy-${width}.png`, SHOTS),
+            );
             await p.goto(`${origin}/objekte/${idOf("Wohnung in Bonn")}`);
             assert.equal(
               await p.textContent("#baseline"),

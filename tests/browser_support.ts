@@ -62,3 +62,24 @@ export async function submitForm(page: Page, button: Locator): Promise<void> {
     .count();
   if (refused) throw new Error(`form POST from ${page.url()} was refused by the CSRF check (403)`);
 }
+
+/**
+ * How long a screenshot may take. Playwright's 15 s (the tests' default) was exceeded once in CI while two test
+ * files with a Chromium each shared two cores; a screenshot is the record a person looks at, not the check, so it
+ * gets more room than the checks' waits.
+ */
+const SCREENSHOT_TIMEOUT_MS = 60_000;
+
+/** Saves a screenshot of a page (the whole page unless `viewportOnly`) or of one element to `file`. */
+export async function saveScreenshot(
+  target: Page | Locator,
+  file: URL,
+  options: { viewportOnly?: boolean } = {},
+): Promise<void> {
+  const path = file.pathname;
+  if ("goto" in target) {
+    await target.screenshot({ path, fullPage: !options.viewportOnly, timeout: SCREENSHOT_TIMEOUT_MS });
+  } else {
+    await target.screenshot({ path, timeout: SCREENSHOT_TIMEOUT_MS });
+  }
+}

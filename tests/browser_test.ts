@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createPerson } from "../auth/accounts.ts";
 import { mailsTo } from "../db/mail.ts";
 import { openTestDb, type ServedTestApp, serveTestApp, type TestDb } from "./helpers.ts";
-import { HAVE_CHROMIUM, launchChromium, submitForm as submit } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot, submitForm as submit } from "./browser_support.ts";
 
 const SHOTS = new URL("../test-output/screenshots/", import.meta.url);
 const PASSWORD = "browser-geheim-123";
@@ -34,7 +34,7 @@ async function pkce(): Promise<{ verifier: string; challenge: string }> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`${name}.png`, SHOTS));
 }
 
 Deno.test({

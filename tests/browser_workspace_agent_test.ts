@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { sql } from "kysely";
 import type { Browser, Page } from "playwright-core";
 import { processDocument } from "../documents/processing.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 import { connectApp } from "./events_support.ts";
 import { type OAuthWorld, oauthWorld, PASSWORD, register } from "./oauth_support.ts";
 import { brochurePdf } from "./pdf_fixtures.ts";
@@ -56,7 +56,7 @@ async function fits(page: Page, width: number, what: string): Promise<void> {
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
   await fits(page, width, name);
-  await page.screenshot({ path: new URL(`agent-${name}-${width}.png`, OUT).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`agent-${name}-${width}.png`, OUT));
 }
 
 /** Clicks and waits for the next page; fails when the POST was refused by its CSRF check. */

@@ -12,7 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { mailsTo } from "../db/mail.ts";
 import { listOutbox } from "../db/outbox.ts";
 import { processDocument } from "../documents/processing.ts";
-import { HAVE_CHROMIUM, launchChromium } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot } from "./browser_support.ts";
 import {
   connectApp,
   type EventsWorld,
@@ -38,7 +38,7 @@ async function fits(page: Page, width: number, what: string): Promise<void> {
 
 async function shot(page: Page, name: string, width: number): Promise<void> {
   await fits(page, width, name);
-  await page.screenshot({ path: new URL(`workspace-${name}-${width}.png`, OUT).pathname, fullPage: true });
+  await saveScreenshot(page, new URL(`workspace-${name}-${width}.png`, OUT));
 }
 
 /** Clicks and waits for the next page; fails when the POST was refused by its CSRF check. */

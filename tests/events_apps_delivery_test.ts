@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { sql } from "kysely";
 import { eventIdOf } from "../db/outbox.ts";
-import { HAVE_CHROMIUM, launchChromium, submitForm } from "./browser_support.ts";
+import { HAVE_CHROMIUM, launchChromium, saveScreenshot, submitForm } from "./browser_support.ts";
 import { hiddenFields, JarBrowser, type Step } from "./browser_jar.ts";
 import {
   connectApp,
@@ -122,7 +122,7 @@ Deno.test({
           "document.documentElement.scrollWidth - document.documentElement.clientWidth",
         );
         assert.ok(overflow <= 0, `${name} scrolls sideways at ${width} px`);
-        await page.screenshot({ path: new URL(`${width}-${name}.png`, SHOTS).pathname, fullPage: true });
+        await saveScreenshot(page, new URL(`${width}-${name}.png`, SHOTS));
       };
       const item = (page: Page, sub: string) => page.locator(`li[data-subscription-id="${sub}"]`);
 
