@@ -104,6 +104,18 @@ export function taskArgs<V = Record<string, string | boolean | undefined>>(
   }
 }
 
+/** The most rows a listing task prints (`--limit`). */
+const MAX_LIMIT = 10_000;
+
+/** A listing task's `--limit N`: `fallback` when absent; throws {@linkcode UsageError} unless 1 to 10000. */
+export function limitOption(value: string | undefined, fallback: number): number {
+  const limit = value === undefined ? fallback : Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
+  }
+  return limit;
+}
+
 /** {@linkcode taskArgs} for a task that reads exactly one FILE: its options and that file. */
 export function fileTaskArgs<V = Record<string, string | boolean | undefined>>(
   args: string[],

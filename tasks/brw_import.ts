@@ -9,14 +9,13 @@
  */
 import { commandLine, fileTaskArgs, UsageError, usageText } from "./args.ts";
 import type { Db } from "../db/connection.ts";
-import { migrate } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 import { BrwImportError } from "../valuation/brw_errors.ts";
 import { importBrwFile, type ImportResult, importState, type StateCode } from "../valuation/brw_import.ts";
 import { type CrsRef, crsRef, SUPPORTED_CRS } from "../valuation/crs.ts";
 import { importErrorText } from "./brw_messages.ts";
-import { openConfiguredDb, type TaskDeps } from "./open.ts";
-import { progressBar } from "./progress.ts";
+import { failWith, runImport, type TaskDeps } from "./open.ts";
+import { reportedProgress } from "./progress.ts";
 
 const USAGE = usageText({
   synopsis: [
@@ -70,29 +69,24 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
     parsed = commandLine(args, USAGE, parseCli, { out, err });
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    return fail(err, e.detail ?? e.code, 2);
+    return failWith(err, e.detail ?? e.code, 2);
   }
   if (typeof parsed === "number") return parsed;
   try {
     const stat = await Deno.stat(parsed.file);
-    if (!stat.isFile) return fail(err, `cannot read ${parsed.file}: not a file`, 2);
+    if (!stat.isFile) return failWith(err, `cannot read ${parsed.file}: not a file`, 2);
   } catch (e) {
-    return fail(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
+    return failWith(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
   }
-  const db = await (deps.open ?? (() => openConfiguredDb("brw:import")))();
-  try {
-    await migrate(db);
+  return await runImport("brw:import", { ...deps, err }, async (db) => {
     report(out, await run(db, parsed, deps.progress ?? true));
     return 0;
-  } catch (e) {
-    if (e instanceof BrwImportError) {
-      const code = e.problem.code === "no_licence" ? 2 : 1;
-      return fail(err, `import failed, nothing changed: ${importErrorText(e)}`, code);
+  }, (e) => {
+    if (!(e instanceof BrwImportError)) {
+      return { what: "import failed", why: (e as Error)?.message ?? String(e), code: 1 };
     }
-    return fail(err, `import failed, nothing changed: ${(e as Error)?.message ?? String(e)}`, 1);
-  } finally {
-    await db.close();
-  }
+    return { what: "import failed", why: importErrorText(e), code: e.problem.code === "no_licence" ? 2 : 1 };
+  });
 }
 
 /** Parses the command line: throws {@linkcode UsageError}, or the AppError of `importState` for a refused state. */
@@ -134,7 +128,7 @@ function parseCli(argv: string[]): Args {
 }
 
 async function run(db: Db, a: Args, progress: boolean): Promise<ImportResult> {
-  let bar: ReturnType<typeof progressBar> | undefined;
+  const bar = reportedProgress("reading", progress);
   try {
     return await importBrwFile(db, {
       path: a.file,
@@ -144,15 +138,10 @@ async function run(db: Db, a: Args, progress: boolean): Promise<ImportResult> {
       sourceUrl: a.sourceUrl,
       licence: a.licence,
       allowOlder: a.allowOlder,
-      onProgress: progress
-        ? (done, total) => {
-          bar ??= progressBar("reading", total);
-          bar.update(done);
-        }
-        : undefined,
+      onProgress: bar.onProgress,
     });
   } finally {
-    bar?.done();
+    bar.done();
   }
 }
 
@@ -172,11 +161,6 @@ function report(out: (line: string) => void, r: ImportResult): void {
     r.superseded > 0 ? `${r.superseded} older values of zones the file holds with a later Stichtag` : "",
   ].filter((s) => s !== "");
   out(`${r.features} features read${skipped.length ? `; skipped: ${skipped.join(", ")}` : ""}`);
-}
-
-function fail(err: (line: string) => void, text: string, code: number): number {
-  err(text);
-  return code;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

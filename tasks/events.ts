@@ -6,7 +6,7 @@
  * Prints the newest rows first: time, event name, owner, originating app and the data (IDs and `satz` only).
  */
 import { listOutbox, type OutboxRow } from "../db/outbox.ts";
-import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { commandLine, limitOption, taskArgs, usageText } from "./args.ts";
 import { withTaskDb } from "./open.ts";
 
 const USAGE = usageText({
@@ -39,10 +39,7 @@ function parse(args: string[]): OutboxQuery {
     limit: { type: "string" },
     json: { type: "boolean" },
   });
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-    throw new UsageError("--limit must be an integer from 1 to 10000");
-  }
+  const limit = limitOption(values.limit, 50);
   return { pending: values.pending ?? false, name: values.name, limit, json: values.json ?? false };
 }
 

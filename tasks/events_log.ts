@@ -7,7 +7,7 @@
  * Prints the attempts oldest first, one line each: time, event id, event name, subscription, attempt number,
  * HTTP status or error class, duration and outcome. Exit code 2 for a missing option or a malformed id.
  */
-import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { commandLine, limitOption, taskArgs, UsageError, usageText } from "./args.ts";
 import { eventIdOf, outboxIdOf } from "../db/outbox.ts";
 import { attemptLog, type AttemptLogLine } from "../db/delivery_log.ts";
 import { withTaskDb } from "./open.ts";
@@ -48,10 +48,7 @@ export function parseLogArgs(args: string[]): LogQuery {
       json: { type: "boolean" },
     },
   );
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-    throw new UsageError("--limit must be an integer from 1 to 10000");
-  }
+  const limit = limitOption(values.limit, 100);
   const json = values.json ?? false;
   if (values.subscription !== undefined && values.event !== undefined) {
     throw new UsageError("give either --subscription or --event, not both");

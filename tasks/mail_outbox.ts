@@ -12,7 +12,7 @@
 import { listUnsentMails, MAIL_RETRY_DELAYS_MS, retryMail } from "../auth/mail.ts";
 import type { UnsentMail } from "../db/mail.ts";
 import { isUuid } from "../ids.ts";
-import { commandLine, taskArgs, UsageError, usageText } from "./args.ts";
+import { commandLine, limitOption, taskArgs, UsageError, usageText } from "./args.ts";
 import { withTaskDb } from "./open.ts";
 
 /** What to do. */
@@ -53,10 +53,7 @@ export function parseOutboxArgs(args: string[]): OutboxCommand {
     if (!isUuid(values.retry)) throw new UsageError(`--retry: not a mail id (a UUID): ${values.retry}`);
     return { retry: values.retry.toLowerCase() };
   }
-  const limit = values.limit === undefined ? 100 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-    throw new UsageError("--limit must be an integer from 1 to 10000");
-  }
+  const limit = limitOption(values.limit, 100);
   return { list: { limit, json: values.json ?? false } };
 }
 

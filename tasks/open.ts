@@ -52,6 +52,45 @@ export async function withTaskDb<T>(task: string, fn: (db: Db) => Promise<T>): P
   }
 }
 
+/** How an import explains a failure, printed as "<what>, nothing changed: <why>", and its exit code. */
+export interface ImportFailure {
+  /** What went wrong, e.g. `import failed` or `broken file`. */
+  what: string;
+  /** Why, in the words of the error. */
+  why: string;
+  /** The exit code. */
+  code: number;
+}
+
+/**
+ * Runs an import task's `body` with the database of `deps` (default: the configured one of `task`), its schema
+ * brought up to date first, and closes it whatever happens. Imports write in one transaction, so a thrown error
+ * changed nothing: it is printed on `err` as `explain` words it and its exit code returned.
+ */
+export async function runImport(
+  task: string,
+  deps: TaskDeps,
+  body: (db: Db) => Promise<number>,
+  explain: (e: unknown) => ImportFailure,
+): Promise<number> {
+  const db = await (deps.open ?? (() => openConfiguredDb(task)))();
+  try {
+    await migrate(db);
+    return await body(db);
+  } catch (e) {
+    const { what, why, code } = explain(e);
+    return failWith(deps.err, `${what}, nothing changed: ${why}`, code);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Prints `text` on `err` (default: stderr) and returns `code`: a task's way out with a message. */
+export function failWith(err: TaskDeps["err"], text: string, code: number): number {
+  (err ?? ((l: string) => console.error(l)))(text);
+  return code;
+}
+
 /**
  * What an operator task's domain writes need (`act`) over `db`: the system clock, warnings and errors on stderr
  * (a task's report goes to stdout), and the service's agent reacting as it does in the service.

@@ -10,13 +10,12 @@
 import { commandLine, fileTaskArgs, UsageError, usageText } from "./args.ts";
 import { basename } from "node:path";
 import type { Db } from "../db/connection.ts";
-import { migrate } from "../db/migrate.ts";
 import { findOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
 import { importOpenImmo, type ImportSummary } from "../catalogue/openimmo_import.ts";
-import { openConfiguredDb, taskActDeps, type TaskDeps } from "./open.ts";
+import { failWith, runImport, taskActDeps, type TaskDeps } from "./open.ts";
 import type { Who } from "../deps.ts";
-import { progressBar } from "./progress.ts";
+import { reportedProgress } from "./progress.ts";
 
 const USAGE = usageText({
   synopsis: ["openimmo:import FILE.xml|FILE.zip --office ID|NAME [--publish] [--dry-run] [--strict]"],
@@ -57,27 +56,23 @@ export async function main(args: string[], deps: TaskDeps = {}): Promise<number>
   try {
     bytes = await Deno.readFile(parsed.file);
   } catch (e) {
-    return fail(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
+    return failWith(err, `cannot read ${parsed.file}: ${(e as Error).message}`, 2);
   }
-  const db = await (deps.open ?? (() => openConfiguredDb("openimmo:import")))();
-  try {
-    await migrate(db);
+  return await runImport("openimmo:import", { ...deps, err }, async (db) => {
     const office = await findOffice(db, parsed.office);
-    if (!office) return fail(err, `no office "${parsed.office}" (give its id or exact name)`, 2);
+    if (!office) return failWith(err, `no office "${parsed.office}" (give its id or exact name)`, 2);
     out(`importing ${basename(parsed.file)} into office ${office.name} (${office.id})`);
     const summary = await run(db, office.id, bytes, parsed, deps.progress ?? true);
     for (const line of reportLines(summary)) out(line);
     if (parsed.strict && summary.invalid.length > 0) {
-      return fail(err, "--strict: invalid objects, nothing was imported", 1);
+      return failWith(err, "--strict: invalid objects, nothing was imported", 1);
     }
     return 0;
-  } catch (e) {
+  }, (e) => {
     const broken = e instanceof AppError && e.code === "invalid_request";
     const why = e instanceof AppError && e.facts.reason === "broken_file" ? e.facts.hint : undefined;
-    return fail(err, `${broken ? "broken file" : "import failed"}, nothing changed: ${why ?? message(e)}`, 1);
-  } finally {
-    await db.close();
-  }
+    return { what: broken ? "broken file" : "import failed", why: why ?? message(e), code: 1 };
+  });
 }
 
 /** Parses the command line; throws {@linkcode UsageError} for a wrong one. */
@@ -101,20 +96,15 @@ function parseCli(argv: string[]): Args {
 }
 
 async function run(db: Db, officeId: string, bytes: Uint8Array, a: Args, progress: boolean) {
-  let bar: ReturnType<typeof progressBar> | undefined;
+  const bar = reportedProgress("importing", progress);
   const who: Who = { actor: { kind: "service", officeId }, origin: null };
   const summary = await importOpenImmo(taskActDeps(db), who, bytes, {
     publish: a.publish,
     dryRun: a.dryRun,
     strict: a.strict,
-    onProgress: progress
-      ? (done, total) => {
-        bar ??= progressBar("importing", total);
-        bar.update(done);
-      }
-      : undefined,
+    onProgress: bar.onProgress,
   });
-  bar?.done();
+  bar.done();
   return summary;
 }
 
@@ -143,11 +133,6 @@ export function reportLines(s: ImportSummary): string[] {
 
 function message(e: unknown): string {
   return e instanceof AppError ? e.detail ?? e.code : (e as Error)?.message ?? String(e);
-}
-
-function fail(err: (line: string) => void, text: string, code: number): number {
-  err(text);
-  return code;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

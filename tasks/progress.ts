@@ -23,3 +23,19 @@ export function progressBar(label: string, total: number): { update(n: number): 
     },
   };
 }
+
+/**
+ * Progress reported as `(done, total)` by a domain write: the bar is drawn from the first report on (when the
+ * total is known), or not at all when `enabled` is false. Call `done()` at the end, also after a failure.
+ */
+export function reportedProgress(
+  label: string,
+  enabled: boolean,
+): { onProgress: ((done: number, total: number) => void) | undefined; done(): void } {
+  let bar: ReturnType<typeof progressBar> | undefined;
+  const onProgress = (done: number, total: number) => {
+    bar ??= progressBar(label, total);
+    bar.update(done);
+  };
+  return { onProgress: enabled ? onProgress : undefined, done: () => bar?.done() };
+}
