@@ -44,17 +44,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _schemaHasThePublicFields: Same<keyof typeof listingSchema.shape, (typeof PUBLIC_FIELDS)[number]> =
   true;
 
-/** A page of results (docs/contract.md §2.2). */
-export const pageSchema = z.object({
-  items: z.array(listingSchema),
-  total: z.number().int().describe("Exact number of published listings matching the filters."),
-  page: z.number().int(),
-  page_size: z.number().int(),
-});
-
-/** A page of public listings. */
-export type Page = z.infer<typeof pageSchema>;
-
 /** The paging fields of every list (page ≥ 1, default 1; page_size 1–60, default 24). */
 export const pagingFields = {
   page: z.number().int().min(1).max(PAGE_MAX).default(1).describe("Page number, from 1 (default 1)."),
@@ -68,3 +57,15 @@ export const pageMetaFields = {
   page: z.number().int(),
   page_size: z.number().int(),
 };
+
+/** A page of results (docs/contract.md §2.2). */
+export const pageSchema = pageOf(listingSchema, "Exact number of published listings matching the filters.");
+
+/** A page of public listings. */
+export type Page = z.infer<typeof pageSchema>;
+
+/** The schema of a page of `item`s (docs/contract.md §2.2); `total` is described as `totalMeans` when given. */
+export function pageOf<T extends z.ZodType>(item: T, totalMeans?: string) {
+  const total = totalMeans === undefined ? pageMetaFields.total : pageMetaFields.total.describe(totalMeans);
+  return z.object({ items: z.array(item), ...pageMetaFields, total });
+}

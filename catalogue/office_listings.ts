@@ -26,7 +26,7 @@ import {
 import { LISTING_FACTS, type ListingColumns, setListingStatus } from "../db/listings.ts";
 import { AppError } from "../errors.ts";
 import { actingOffice, type Action } from "../deps.ts";
-import { listingSchema, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
+import { listingSchema, pageOf, PROPERTY_TYPES, TRANSACTION_TYPES } from "./listing.ts";
 import { citySchema } from "./city.ts";
 import { pageWindow } from "../paging.ts";
 import {
@@ -136,12 +136,10 @@ export const officeListingItemSchema = z.object({
 });
 
 /** A page of the office's stock. */
-export const officeListingsPageSchema = z.object({
-  items: z.array(officeListingItemSchema),
-  total: z.number().int().describe("Number of the office's listings matching the status filter."),
-  page: z.number().int(),
-  page_size: z.number().int(),
-});
+export const officeListingsPageSchema = pageOf(
+  officeListingItemSchema,
+  "Number of the office's listings matching the status filter.",
+);
 
 /** A page of the office's stock. */
 export type OfficeListingsPage = z.infer<typeof officeListingsPageSchema>;

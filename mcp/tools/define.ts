@@ -193,34 +193,19 @@ function issuesText(
   }).join(", ");
 }
 
+/** The annotations of a tool that acts inside this service only (no open world). */
+function hints(readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean): ToolAnnotations {
+  return { readOnlyHint, destructiveHint, idempotentHint, openWorldHint: false };
+}
+
 /** Annotations of a tool that only reads. */
-export const READ_ONLY: ToolAnnotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+export const READ_ONLY: ToolAnnotations = hints(true, false, true);
 
 /** Annotations of a tool that adds something and is not idempotent (e.g. sends a message). */
-export const ADDS: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
+export const ADDS: ToolAnnotations = hints(false, false, false);
 
 /** Annotations of a tool that changes something in place; calling it twice has the same effect as once. */
-export const UPDATES: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+export const UPDATES: ToolAnnotations = hints(false, false, true);
 
 /** Annotations of a tool that removes, cancels or withdraws something (idempotent). */
-export const DESTROYS: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+export const DESTROYS: ToolAnnotations = hints(false, true, true);

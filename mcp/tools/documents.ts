@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { officeOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { pageOf, pagingFields } from "../../catalogue/listing.ts";
 import {
   FILE_MAX_BYTES,
   FILE_NAME_MAX,
@@ -86,7 +86,7 @@ export function registerDocumentTools(server: ToolTarget, deps: AppDeps): void {
       status: z.enum(FILE_STATUSES).optional().describe("Only files of this status."),
       ...pagingFields,
     }),
-    output: z.object({ items: z.array(fileSchema), ...pageMetaFields }),
+    output: pageOf(fileSchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const page = await listFiles(deps, officeOf(principal), {

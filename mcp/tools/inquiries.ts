@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { officeOf, seekerOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { pageOf, pagingFields } from "../../catalogue/listing.ts";
 import {
   getOfficeInquiry,
   getSeekerInquiry,
@@ -21,7 +21,7 @@ import {
   sendInquiry,
 } from "../../inquiries/inquiries.ts";
 import { rejectInquiry, replyToInquiry, sendSeekerMessage } from "../../inquiries/messages.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { Action, AppDeps } from "../../deps.ts";
 import { ADDS, addTool, READ_ONLY, type ToolTarget } from "./define.ts";
 
 const QUELLEN = ["service", "portal", "email"] as const;
@@ -62,10 +62,7 @@ const threadSchema = summarySchema.extend({
   })).describe("Every message of the thread, oldest first."),
 });
 
-const listSchema = z.object({
-  items: z.array(summarySchema),
-  ...pageMetaFields,
-});
+const listSchema = pageOf(summarySchema);
 
 const messageResult = z.object({
   inquiry_id: z.string(),
@@ -161,7 +158,7 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
     return { data: t, text: threadText(t, false) };
   });
 
-  addTool(server, deps, {
+  addMessageTool(server, deps, {
     name: "send_message",
     title: "Nachricht senden / Send message",
     description:
@@ -169,16 +166,7 @@ export function registerSeekerInquiryTools(server: ToolTarget, deps: AppDeps): v
       "Abgelehnte oder geschlossene Anfragen nehmen keine Nachricht mehr an (conflict). " +
       "Writes another message in one of your inquiries; the inquiry is open again afterwards. Rejected or " +
       "closed inquiries take no more messages (conflict). Returns the message id.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
-    output: messageResult,
-    annotations: ADDS,
-  }, async (args, principal) => {
-    const r = await actAs(deps, principal, (a) => sendSeekerMessage(a, args.inquiry_id, args.message));
-    return {
-      data: { inquiry_id: args.inquiry_id.toLowerCase(), message_id: r.messageId, status: "open" as const },
-      text: `Nachricht gesendet (ID ${r.messageId}).`,
-    };
-  });
+  }, { write: sendSeekerMessage, status: "open", said: "Nachricht gesendet" });
 }
 
 /** Registers the provider server's inquiry tools: list_inquiries, get_inquiry, reply_to_inquiry, reject_inquiry. */
@@ -220,7 +208,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
     return { data: t, text: threadText(t, true) };
   });
 
-  addTool(server, deps, {
+  addMessageTool(server, deps, {
     name: "reply_to_inquiry",
     title: "Anfrage beantworten / Reply to inquiry",
     description:
@@ -229,20 +217,7 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
       "conflict. Replies to an inquiry of your office with a message; status afterwards answered. The " +
       "assistant's open drafts for this inquiry are discarded with it. Rejected or closed inquiries: conflict. " +
       "Returns the message id.",
-    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
-    output: messageResult,
-    annotations: ADDS,
-  }, async (args, principal) => {
-    const r = await actAs(deps, principal, (a) => replyToInquiry(a, args.inquiry_id, args.message));
-    return {
-      data: {
-        inquiry_id: args.inquiry_id.toLowerCase(),
-        message_id: r.messageId,
-        status: "answered" as const,
-      },
-      text: `Antwort gesendet (ID ${r.messageId}).`,
-    };
-  });
+  }, { write: replyToInquiry, status: "answered", said: "Antwort gesendet" });
 
   addTool(server, deps, {
     name: "reject_inquiry",
@@ -272,6 +247,34 @@ export function registerProviderInquiryTools(server: ToolTarget, deps: AppDeps):
         status: "rejected" as const,
       },
       text: r.messageId ? "Anfrage abgelehnt, Nachricht gesendet." : "Anfrage abgelehnt.",
+    };
+  });
+}
+
+/** How a message tool writes: the domain write, the inquiry's status afterwards, and what it says it did. */
+interface MessageWrite {
+  write: (a: Action, inquiryId: string, body: string) => Promise<{ messageId: string }>;
+  status: "open" | "answered";
+  said: string;
+}
+
+/** Registers a tool that writes one message into an inquiry and returns its id with the inquiry's new status. */
+function addMessageTool(
+  server: ToolTarget,
+  deps: AppDeps,
+  tool: { name: string; title: string; description: string },
+  how: MessageWrite,
+): void {
+  addTool(server, deps, {
+    ...tool,
+    input: z.object({ inquiry_id: idArg("Anfrage-ID / inquiry id"), message: messageArg }),
+    output: messageResult,
+    annotations: ADDS,
+  }, async (args, principal) => {
+    const r = await actAs(deps, principal, (a) => how.write(a, args.inquiry_id, args.message));
+    return {
+      data: { inquiry_id: args.inquiry_id.toLowerCase(), message_id: r.messageId, status: how.status },
+      text: `${how.said} (ID ${r.messageId}).`,
     };
   });
 }

@@ -22,7 +22,8 @@ import {
 } from "../../catalogue/office_listings.ts";
 import { officeOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { Action, AppDeps } from "../../deps.ts";
+import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 import { detailsText, listingText } from "./get_property.ts";
 import { listingFiles, listingFilesSchema } from "../../documents/files.ts";
@@ -148,59 +149,84 @@ export function registerOfficeListingTools(server: ToolTarget, deps: AppDeps): v
     return { data: listing, text: officeListingText(listing, "Objekt gespeichert.") };
   });
 
-  addTool(server, deps, {
-    name: "publish_property",
-    title: "Objekt veröffentlichen / Publish listing",
-    description:
-      "Veröffentlicht ein Objekt Ihres Büros (Entwurf, zurückgezogen oder reserviert) im öffentlichen Katalog. " +
-      "Nötig sind Titel, Objektart, Vermarktungsart und Ort oder PLZ, sonst conflict mit den fehlenden Feldern. " +
-      "Ein schon veröffentlichtes Objekt bleibt unverändert. Liefert das Objekt. / Publishes a listing of your " +
-      "office (draft, withdrawn or reserved) in the public catalogue. It needs title, property_type, transaction_type and " +
-      "city or postal_code, else conflict naming the missing fields. A published listing stays as it is. " +
-      "Returns the listing.",
-    input: idInput,
-    output: officeListingSchema,
-    annotations: UPDATES,
-  }, async ({ id }, principal) => {
-    const listing = await actAs(deps, principal, (a) => publishListing(a, id));
-    return { data: listing, text: officeListingText(listing, "Objekt ist veröffentlicht.") };
-  });
+  addStatusTool(
+    server,
+    deps,
+    {
+      name: "publish_property",
+      title: "Objekt veröffentlichen / Publish listing",
+      description:
+        "Veröffentlicht ein Objekt Ihres Büros (Entwurf, zurückgezogen oder reserviert) im öffentlichen Katalog. " +
+        "Nötig sind Titel, Objektart, Vermarktungsart und Ort oder PLZ, sonst conflict mit den fehlenden Feldern. " +
+        "Ein schon veröffentlichtes Objekt bleibt unverändert. Liefert das Objekt. / Publishes a listing of your " +
+        "office (draft, withdrawn or reserved) in the public catalogue. It needs title, property_type, transaction_type and " +
+        "city or postal_code, else conflict naming the missing fields. A published listing stays as it is. " +
+        "Returns the listing.",
+      annotations: UPDATES,
+    },
+    (a, id) => publishListing(a, id).then((listing) => ({ listing, rejections: [] })),
+    "Objekt ist veröffentlicht.",
+  );
 
-  addTool(server, deps, {
-    name: "withdraw_property",
-    title: "Objekt zurückziehen / Withdraw listing",
-    description:
-      "Zieht ein Objekt Ihres Büros sofort aus dem öffentlichen Katalog zurück (danach öffentlich nicht " +
-      "mehr abrufbar); es bleibt in Ihrem Bestand und kann wieder veröffentlicht werden. Der Assistent des " +
-      "Dienstes bereitet für jede laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Liefert das " +
-      "Objekt. / Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); " +
-      "it stays in your stock and can be published again. The service's agent prepares a rejection for each " +
-      "ongoing inquiry, awaiting your approval (list_proposals). Returns the listing.",
-    input: idInput,
-    output: officeListingSchema,
-    annotations: DESTROYS,
-  }, async ({ id }, principal) => {
-    const r = await actAs(deps, principal, (a) => withdrawListing(a, id));
-    return { data: r.listing, text: availabilityText(r, "Objekt ist zurückgezogen.") };
-  });
+  addStatusTool(
+    server,
+    deps,
+    {
+      name: "withdraw_property",
+      title: "Objekt zurückziehen / Withdraw listing",
+      description:
+        "Zieht ein Objekt Ihres Büros sofort aus dem öffentlichen Katalog zurück (danach öffentlich nicht " +
+        "mehr abrufbar); es bleibt in Ihrem Bestand und kann wieder veröffentlicht werden. Der Assistent des " +
+        "Dienstes bereitet für jede laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Liefert das " +
+        "Objekt. / Withdraws a listing of your office from the public catalogue at once (publicly gone afterwards); " +
+        "it stays in your stock and can be published again. The service's agent prepares a rejection for each " +
+        "ongoing inquiry, awaiting your approval (list_proposals). Returns the listing.",
+      annotations: DESTROYS,
+    },
+    withdrawListing,
+    "Objekt ist zurückgezogen.",
+  );
 
-  addTool(server, deps, {
-    name: "reserve_property",
-    title: "Objekt reservieren / Reserve listing",
-    description:
-      "Markiert ein veröffentlichtes Objekt Ihres Büros als reserviert: es verschwindet sofort aus dem " +
-      "öffentlichen Katalog und nimmt keine neuen Anfragen an, bleibt aber in Ihrem Bestand (Status reserviert) " +
-      "und kann mit publish_property wieder veröffentlicht werden. Der Assistent des Dienstes bereitet für jede " +
-      "laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Entwürfe und zurückgezogene Objekte: " +
-      "conflict. Liefert das Objekt. / Marks a published listing of your office as reserved: it leaves the public " +
-      "catalogue at once and takes no new inquiries, but stays in your stock (status reserved) and can be " +
-      "published again with publish_property. The service's agent prepares a rejection for each ongoing inquiry, " +
-      "awaiting your approval (list_proposals). Drafts and withdrawn listings: conflict. Returns the listing.",
-    input: idInput,
-    output: officeListingSchema,
-    annotations: UPDATES,
-  }, async ({ id }, principal) => {
-    const r = await actAs(deps, principal, (a) => reserveListing(a, id));
-    return { data: r.listing, text: availabilityText(r, "Objekt ist reserviert.") };
-  });
+  addStatusTool(
+    server,
+    deps,
+    {
+      name: "reserve_property",
+      title: "Objekt reservieren / Reserve listing",
+      description:
+        "Markiert ein veröffentlichtes Objekt Ihres Büros als reserviert: es verschwindet sofort aus dem " +
+        "öffentlichen Katalog und nimmt keine neuen Anfragen an, bleibt aber in Ihrem Bestand (Status reserviert) " +
+        "und kann mit publish_property wieder veröffentlicht werden. Der Assistent des Dienstes bereitet für jede " +
+        "laufende Anfrage eine Absage zur Freigabe vor (list_proposals). Entwürfe und zurückgezogene Objekte: " +
+        "conflict. Liefert das Objekt. / Marks a published listing of your office as reserved: it leaves the public " +
+        "catalogue at once and takes no new inquiries, but stays in your stock (status reserved) and can be " +
+        "published again with publish_property. The service's agent prepares a rejection for each ongoing inquiry, " +
+        "awaiting your approval (list_proposals). Drafts and withdrawn listings: conflict. Returns the listing.",
+      annotations: UPDATES,
+    },
+    reserveListing,
+    "Objekt ist reserviert.",
+  );
+}
+
+/**
+ * Registers a tool that changes the status of one listing of the caller's office with `change` and returns the
+ * listing, saying `lead` and how many rejections the agent drafted.
+ */
+function addStatusTool(
+  server: ToolTarget,
+  deps: AppDeps,
+  tool: { name: string; title: string; description: string; annotations: ToolAnnotations },
+  change: (a: Action, id: string) => Promise<ListingStatusChange>,
+  lead: string,
+): void {
+  addTool(
+    server,
+    deps,
+    { ...tool, input: idInput, output: officeListingSchema },
+    async ({ id }, principal) => {
+      const r = await actAs(deps, principal, (a) => change(a, id));
+      return { data: r.listing, text: availabilityText(r, lead) };
+    },
+  );
 }

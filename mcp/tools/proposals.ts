@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { officeOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { pageOf, pagingFields } from "../../catalogue/listing.ts";
 import {
   type Approval,
   approveProposal,
@@ -89,7 +89,7 @@ export function registerProposalTools(server: ToolTarget, deps: AppDeps): void {
       objekt_id: z.string().max(100).optional().describe("Only proposals about this listing of your office."),
       ...pagingFields,
     }),
-    output: z.object({ items: z.array(proposalSchema), ...pageMetaFields }),
+    output: pageOf(proposalSchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const r = await listProposals(deps, officeOf(principal), args);

@@ -7,7 +7,7 @@ import { seekerOf } from "../../auth/principal.ts";
 import { actAs } from "./acting.ts";
 import { searchFiltersSchema } from "../../catalogue/filters.ts";
 import { filtersText } from "../../catalogue/german.ts";
-import { listingSchema, pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { listingSchema, pageOf, pagingFields } from "../../catalogue/listing.ts";
 import type { AppDeps } from "../../deps.ts";
 import {
   createSavedSearch,
@@ -70,10 +70,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
       "{id, name, filters, created_at, last_run_at}. page >= 1 (default 1), page_size 1–60 (default 24).",
     ].join("\n\n"),
     input: z.strictObject({ ...pagingFields }),
-    output: z.object({
-      items: z.array(savedSearchSchema),
-      ...pageMetaFields,
-    }),
+    output: pageOf(savedSearchSchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const list = await listSavedSearches(deps, seekerOf(principal), args);
@@ -92,11 +89,7 @@ export function registerSavedSearchTools(server: ToolTarget, deps: AppDeps): voi
       "matches.new. An unknown id or one of another account answers not_found.",
     ].join("\n\n"),
     input: z.strictObject({ saved_search_id: searchId, ...pagingFields }),
-    output: z.object({
-      saved_search: savedSearchSchema,
-      items: z.array(listingSchema),
-      ...pageMetaFields,
-    }),
+    output: z.object({ saved_search: savedSearchSchema, ...pageOf(listingSchema).shape }),
     annotations: READ_ONLY,
   }, async ({ saved_search_id, ...paging }, principal) => {
     const res = await getSavedSearchMatches(deps, seekerOf(principal), saved_search_id, paging);

@@ -1,7 +1,7 @@
 /** MCP tools of the provider server: the social inbox (`list_social_messages`), a thin adapter over social/. */
 import { z } from "zod";
 import { officeOf } from "../../auth/principal.ts";
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { pageOf, pagingFields } from "../../catalogue/listing.ts";
 import type { SocialEntryRow } from "../../db/social.ts";
 import type { AppDeps } from "../../deps.ts";
 import { SOCIAL_KINDS, SOCIAL_NETWORKS } from "../../events/catalogue.ts";
@@ -71,7 +71,7 @@ export function registerSocialTools(server: ToolTarget, deps: AppDeps): void {
       art: z.enum(SOCIAL_KINDS).optional().describe("comment or message."),
       ...pagingFields,
     }),
-    output: z.object({ items: z.array(entrySchema), ...pageMetaFields }),
+    output: pageOf(entrySchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const r = await listSocialMessages(deps, officeOf(principal), args);

@@ -2,7 +2,7 @@
  * MCP tools of viewings (`Besichtigungen`): seekers list a listing's slots, book one for an inquiry and give it
  * up; providers create, list, move and cancel slots. Thin adapters over `viewings/viewings.ts`.
  */
-import { pageMetaFields, pagingFields } from "../../catalogue/listing.ts";
+import { pageOf, pagingFields } from "../../catalogue/listing.ts";
 import type { ToolAnnotations } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { AppDeps } from "../../deps.ts";
@@ -23,12 +23,7 @@ import { whenDe } from "../../viewings/text.ts";
 import { ADDS, addTool, DESTROYS, READ_ONLY, type ToolTarget, UPDATES } from "./define.ts";
 
 /** Booking is idempotent for the same slot, adds or moves a booking otherwise, and never destroys anything. */
-const BOOKS: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+const BOOKS: ToolAnnotations = UPDATES;
 
 const id = (what: string) => z.string().max(100).describe(`${what} (UUID).`);
 const time = (what: string) =>
@@ -36,22 +31,23 @@ const time = (what: string) =>
     `${what}: ISO 8601 timestamp with offset, e.g. 2026-10-01T14:00:00Z.`,
   );
 
-const seekerSlotSchema = z.object({
+/** The fields every viewing slot shows, seeker's or provider's. */
+const slotFields = {
   id: z.string().describe("Slot id (termin_id)."),
   listing_id: z.string(),
   start: z.string().describe("ISO 8601 start."),
   end: z.string().describe("ISO 8601 end."),
   places: z.number().int(),
+};
+
+const seekerSlotSchema = z.object({
+  ...slotFields,
   free_places: z.number().int(),
   booked_by_me: z.boolean().describe("One of the caller's inquiries has booked this slot."),
 });
 
 const providerSlotSchema = z.object({
-  id: z.string().describe("Slot id (termin_id)."),
-  listing_id: z.string(),
-  start: z.string().describe("ISO 8601 start."),
-  end: z.string().describe("ISO 8601 end."),
-  places: z.number().int(),
+  ...slotFields,
   booked: z.number().int().describe("Active bookings."),
   free_places: z.number().int(),
   status: z.enum(["open", "cancelled"]),
@@ -88,7 +84,7 @@ export function registerSeekerViewingTools(server: ToolTarget, deps: AppDeps): v
       "Lists the open future viewing slots of a published listing (start, end, places, free places, whether " +
       "you booked it), earliest first, paged. Use it before book_viewing. Returns {items, total, page, page_size}.",
     input: z.object({ listing_id: id("Listing id"), ...pagingFields }),
-    output: z.object({ items: z.array(seekerSlotSchema), ...pageMetaFields }),
+    output: pageOf(seekerSlotSchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const page = await listSeekerSlots(deps, seekerOf(principal), args);
@@ -196,7 +192,7 @@ export function registerProviderViewingTools(server: ToolTarget, deps: AppDeps):
       to: time("Latest start (exclusive)").optional(),
       ...pagingFields,
     }),
-    output: z.object({ items: z.array(providerSlotSchema), ...pageMetaFields }),
+    output: pageOf(providerSlotSchema),
     annotations: READ_ONLY,
   }, async (args, principal) => {
     const page = await listOfficeViewings(deps, officeOf(principal), args);
