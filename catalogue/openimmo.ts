@@ -275,8 +275,8 @@ export const OBJEKTART_TYPES: Record<string, ListingColumns["property_type"]> = 
   zinshaus_renditeobjekt: "commercial",
 };
 
-/** An invalid value of an object: its element and the reason. */
-class InvalidValue extends Error {}
+/** An invalid value of an object: its element and the reason (the object is skipped and listed with it). */
+export class InvalidValue extends Error {}
 
 /** Maps one `<immobilie>` at `position` (1-based). */
 export function mapObject(node: XmlNode, position: number): OpenImmoObject {
@@ -308,13 +308,14 @@ function mapFields(node: XmlNode): ListingColumns {
   const property_type = propertyType(child(child(node, "objektkategorie"), "objektart"));
   const transaction_type = transactionType(child(child(node, "objektkategorie"), "vermarktungsart"));
   const price = transaction_type === "rent"
-    ? num(preise, "kaltmiete") ?? num(preise, "nettokaltmiete")
+    ? numberIn(preise, "kaltmiete") ?? numberIn(preise, "nettokaltmiete")
     : transaction_type === "buy"
-    ? num(preise, "kaufpreis")
+    ? numberIn(preise, "kaufpreis")
     : undefined;
   const area = property_type === "land"
-    ? num(flaechen, "grundstuecksflaeche") ?? num(flaechen, "wohnflaeche") ?? num(flaechen, "nutzflaeche")
-    : num(flaechen, "wohnflaeche") ?? num(flaechen, "nutzflaeche");
+    ? numberIn(flaechen, "grundstuecksflaeche") ?? numberIn(flaechen, "wohnflaeche") ??
+      numberIn(flaechen, "nutzflaeche")
+    : numberIn(flaechen, "wohnflaeche") ?? numberIn(flaechen, "nutzflaeche");
   return {
     reference: lineOf(child(child(node, "verwaltung_techn"), "objektnr_intern")),
     title: lineOf(child(child(node, "freitexte"), "objekttitel")),
@@ -324,7 +325,7 @@ function mapFields(node: XmlNode): ListingColumns {
     property_type,
     transaction_type,
     asked_price: round(price, 2),
-    total_rooms: round(num(flaechen, "anzahl_zimmer"), 1),
+    total_rooms: round(numberIn(flaechen, "anzahl_zimmer"), 1),
     square_meters: round(area, 2),
     latitude: coordinate(coords, "breitengrad"),
     longitude: coordinate(coords, "laengengrad"),
@@ -353,8 +354,8 @@ function isTrue(v: string | undefined): boolean {
   return v === "true" || v === "1";
 }
 
-/** The number in element `name` of `parent`; undefined when absent or empty; not a number → invalid. */
-function num(parent: XmlNode | undefined, name: string): number | undefined {
+/** The number in element `name` of `parent`; undefined when absent or empty; not a number → {@linkcode InvalidValue}. */
+export function numberIn(parent: XmlNode | undefined, name: string): number | undefined {
   const t = textOf(child(parent, name));
   if (t === undefined) return undefined;
   const n = parseDecimal(t);

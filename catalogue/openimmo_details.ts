@@ -17,7 +17,7 @@
  * | `…/gueltig_bis` (YYYY-MM-DD or DD.MM.YYYY)           | `energy_certificate_valid_until` |
  */
 import { z } from "zod";
-import { child, parseDecimal, textOf, type XmlNode } from "./openimmo.ts";
+import { child, InvalidValue, numberIn, textOf, type XmlNode } from "./openimmo.ts";
 import {
   checkDetails,
   detailFieldsShape,
@@ -68,13 +68,11 @@ export function mapDetails(
     checkDetails(details, listing);
     return { details };
   } catch (e) {
-    if (e instanceof Invalid) return { invalid: e.message };
+    if (e instanceof InvalidValue) return { invalid: e.message };
     if (e instanceof AppError) return { invalid: `${elementOf(e.facts.field ?? "")}: ${e.facts.hint ?? ""}` };
     throw e;
   }
 }
-
-class Invalid extends Error {}
 
 function readDetails(node: XmlNode): Record<string, unknown> {
   const preise = child(node, "preise");
@@ -82,9 +80,9 @@ function readDetails(node: XmlNode): Record<string, unknown> {
   const pass = child(zustand, "energiepass");
   const type = certificateType(textOf(child(pass, "epart")));
   const value = type === "verbrauch"
-    ? num(pass, "energieverbrauchkennwert")
-    : num(pass, "endenergiebedarf") ?? num(pass, "energieverbrauchkennwert");
-  const year = num(pass, "baujahr") ?? num(zustand, "baujahr");
+    ? numberIn(pass, "energieverbrauchkennwert")
+    : numberIn(pass, "endenergiebedarf") ?? numberIn(pass, "energieverbrauchkennwert");
+  const year = numberIn(pass, "baujahr") ?? numberIn(zustand, "baujahr");
   const carrier = textOf(child(pass, "primaerenergietraeger"));
   const klass = textOf(child(pass, "wertklasse"))?.toUpperCase().replace(/\s/g, "");
   const available = textOf(child(child(node, "verwaltung_objekt"), "verfuegbar_ab"));
@@ -96,10 +94,10 @@ function readDetails(node: XmlNode): Record<string, unknown> {
     construction_year: year ?? null,
     energy_class: klass === undefined ? null : ENERGY_CLASSES.find((c) => c === klass) ?? klass,
     energy_certificate_valid_until: dateOf(textOf(child(pass, "gueltig_bis"))),
-    service_charges: num(preise, "nebenkosten") ?? null,
-    warm_rent: num(preise, "warmmiete") ?? null,
-    deposit: num(preise, "kaution") ?? null,
-    floor: num(child(node, "geo"), "etage") ?? null,
+    service_charges: numberIn(preise, "nebenkosten") ?? null,
+    warm_rent: numberIn(preise, "warmmiete") ?? null,
+    deposit: numberIn(preise, "kaution") ?? null,
+    floor: numberIn(child(node, "geo"), "etage") ?? null,
     available_from: available ? truncate(available.replace(/\s+/g, " "), 100) : null,
   };
 }
@@ -108,14 +106,6 @@ function readDetails(node: XmlNode): Record<string, unknown> {
 function certificateType(epart: string | undefined): ListingDetails["energy_certificate_type"] {
   const e = epart?.toUpperCase();
   return e === "BEDARF" ? "bedarf" : e === "VERBRAUCH" ? "verbrauch" : null;
-}
-
-function num(parent: XmlNode | undefined, name: string): number | undefined {
-  const t = textOf(child(parent, name));
-  if (t === undefined) return undefined;
-  const n = parseDecimal(t);
-  if (n === undefined) throw new Invalid(`${name}: "${truncate(t, 40)}" is not a number`);
-  return n;
 }
 
 /** A date written `YYYY-MM-DD` or `DD.MM.YYYY` as `YYYY-MM-DD` (other text is passed on and refused). */
