@@ -13,7 +13,7 @@ import type { SourceFeature } from "./feature.ts";
 import { HAMBURG } from "./hamburg_wfs.ts";
 import { type FileInfo, readJsonFeatures } from "./json_features.ts";
 import type { AttributeMapping, LayoutId } from "./layout.ts";
-import { readShapeZipFeatures } from "./shape_zip.ts";
+import { readBytes, readShapeZipFeatures } from "./shape_zip.ts";
 import { THUERINGEN } from "./thueringen_wfs.ts";
 import { VBORIS } from "./vboris.ts";
 import { readXmlFeatures } from "./xml_features.ts";
@@ -26,7 +26,7 @@ export type FileKind = "zip" | "json" | "xml" | "csv";
 
 /** The kind of the file at `path` and the text encoding to read it in. */
 export async function sniff(path: string): Promise<{ kind: FileKind; encoding: string }> {
-  const head = await readHead(path, 4096);
+  const head = await readBytes(path, 4096);
   if (head.length === 0) fail({ code: "unknown_layout", start: "an empty file" });
   if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) {
     return { kind: "zip", encoding: "" };
@@ -38,22 +38,6 @@ export async function sniff(path: string): Promise<{ kind: FileKind; encoding: s
     return { kind: "xml", encoding: declared ?? "utf-8" };
   }
   return { kind: "csv", encoding: await isUtf8(path) ? "utf-8" : "windows-1252" };
-}
-
-async function readHead(path: string, n: number): Promise<Uint8Array> {
-  const file = await Deno.open(path);
-  try {
-    const buf = new Uint8Array(n);
-    let read = 0;
-    while (read < n) {
-      const got = await file.read(buf.subarray(read));
-      if (got === null) break;
-      read += got;
-    }
-    return buf.subarray(0, read);
-  } finally {
-    file.close();
-  }
 }
 
 async function isUtf8(path: string): Promise<boolean> {

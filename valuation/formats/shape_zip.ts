@@ -43,22 +43,28 @@ export async function* readShapeZipFeatures(
 
 /** A ZIP ends with its end-of-central-directory record; a cut-off download does not. */
 async function checkZipEnd(path: string): Promise<void> {
+  const size = (await Deno.stat(path)).size;
+  const tail = Math.min(size, 65_557);
+  const buf = await readBytes(path, tail, size - tail);
+  for (let i = buf.length - 22; i >= 0; i--) {
+    if (buf[i] === 0x50 && buf[i + 1] === 0x4b && buf[i + 2] === 0x05 && buf[i + 3] === 0x06) return;
+  }
+  fail({ code: "truncated" });
+}
+
+/** Up to `n` bytes of the file at `path` from byte `from` on (fewer where the file ends). */
+export async function readBytes(path: string, n: number, from = 0): Promise<Uint8Array> {
   const file = await Deno.open(path);
   try {
-    const size = (await file.stat()).size;
-    const tail = Math.min(size, 65_557);
-    await file.seek(size - tail, Deno.SeekMode.Start);
-    const buf = new Uint8Array(tail);
+    if (from > 0) await file.seek(from, Deno.SeekMode.Start);
+    const buf = new Uint8Array(n);
     let read = 0;
-    while (read < tail) {
-      const n = await file.read(buf.subarray(read));
-      if (n === null) break;
-      read += n;
+    while (read < n) {
+      const got = await file.read(buf.subarray(read));
+      if (got === null) break;
+      read += got;
     }
-    for (let i = read - 22; i >= 0; i--) {
-      if (buf[i] === 0x50 && buf[i + 1] === 0x4b && buf[i + 2] === 0x05 && buf[i + 3] === 0x06) return;
-    }
-    fail({ code: "truncated" });
+    return buf.subarray(0, read);
   } finally {
     file.close();
   }

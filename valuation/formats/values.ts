@@ -138,24 +138,6 @@ const USE_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/forst|wald/i, "F"],
 ];
 
-/**
- * The VBORIS use abbreviation of a use as a state writes it: `W`, `WA`, `"Wohnbaufläche (W)"`, `"W Wohnbaufläche"`,
- * a BR_Art_Nutzung code `1100`, or a spelled-out use; null when blank, the text itself (upper case, ≤ 20) when
- * nothing matches.
- */
-export function useCodeOf(a: Attribute | undefined): string | null {
-  const s = textOf(a, 200);
-  if (s === null) return null;
-  const code = USE_CODES[s.replace(/\.0+$/, "")];
-  if (code) return code;
-  const inParens = /\(([A-Z]{1,4})\)\s*$/.exec(s)?.[1];
-  if (inParens) return inParens;
-  const leading = /^([A-Z]{1,4})(?:$|[\s,;:/-])/.exec(s)?.[1];
-  if (leading) return leading;
-  const word = USE_WORDS.find(([re]) => re.test(s))?.[1];
-  return word ?? (s.length <= 20 ? s.toUpperCase() : badValue(a!, "a use code (NUTA)"));
-}
-
 /** Development states (Entwicklungszustand): codes of BRM and spelled-out names → B, R, E, LF, SF. */
 const DEVELOPMENT_CODES: Readonly<Record<string, string>> = {
   "1000": "B",
@@ -173,19 +155,61 @@ const DEVELOPMENT_WORDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/sonstig/i, "SF"],
 ];
 
+/** How a coded value is written: codes by number, words, abbreviations (patterns with one group), what it is. */
+interface CodeList {
+  codes: Readonly<Record<string, string>>;
+  words: ReadonlyArray<readonly [RegExp, string]>;
+  /** The abbreviation in parentheses at the end, and leading the text. */
+  inParens: RegExp;
+  leading: RegExp;
+  /** A text that matches nothing is kept (upper case) up to this length, else refused. */
+  maxKept: number;
+  /** What the value is, for the error. */
+  what: string;
+}
+
+/** A code list whose abbreviations are 1 to `letters` capital letters. */
+function codeList(
+  codes: CodeList["codes"],
+  words: CodeList["words"],
+  letters: number,
+  keep: Pick<CodeList, "maxKept" | "what">,
+): CodeList {
+  const abbreviation = `([A-Z]{1,${letters}})`;
+  const inParens = new RegExp(`\\(${abbreviation}\\)\\s*$`);
+  const leading = new RegExp(`^${abbreviation}(?:$|[\\s,;:/-])`);
+  return { codes, words, inParens, leading, ...keep };
+}
+
+const USE_LIST = codeList(USE_CODES, USE_WORDS, 4, { maxKept: 20, what: "a use code (NUTA)" });
+const DEVELOPMENT_LIST = codeList(DEVELOPMENT_CODES, DEVELOPMENT_WORDS, 2, {
+  maxKept: 10,
+  what: "a development state (B, R, E, LF, SF)",
+});
+
+/** A coded value: by code number, abbreviation in parentheses, leading abbreviation, word; null when blank. */
+function codedValueOf(a: Attribute | undefined, list: CodeList): string | null {
+  const s = textOf(a, 200);
+  if (s === null) return null;
+  const found = list.codes[s.replace(/\.0+$/, "")] ?? list.inParens.exec(s)?.[1] ??
+    list.leading.exec(s)?.[1] ??
+    list.words.find(([re]) => re.test(s))?.[1];
+  return found ?? (s.length <= list.maxKept ? s.toUpperCase() : badValue(a!, list.what));
+}
+
+/**
+ * The VBORIS use abbreviation of a use as a state writes it: `W`, `WA`, `"Wohnbaufläche (W)"`, `"W Wohnbaufläche"`,
+ * a BR_Art_Nutzung code `1100`, or a spelled-out use; null when blank, the text itself (upper case, ≤ 20) when
+ * nothing matches.
+ */
+export function useCodeOf(a: Attribute | undefined): string | null {
+  return codedValueOf(a, USE_LIST);
+}
+
 /**
  * The development state as B, R, E, LF or SF from `B`, `"B Baureifes Land"`, `"Baureifes Land (B)"`, a code
  * `1000`, or the name; null when blank; other short codes upper case as they are.
  */
 export function developmentOf(a: Attribute | undefined): string | null {
-  const s = textOf(a, 200);
-  if (s === null) return null;
-  const code = DEVELOPMENT_CODES[s.replace(/\.0+$/, "")];
-  if (code) return code;
-  const inParens = /\(([A-Z]{1,2})\)\s*$/.exec(s)?.[1];
-  if (inParens) return inParens;
-  const leading = /^([A-Z]{1,2})(?:$|[\s,;:/-])/.exec(s)?.[1];
-  if (leading) return leading;
-  const word = DEVELOPMENT_WORDS.find(([re]) => re.test(s))?.[1];
-  return word ?? (s.length <= 10 ? s.toUpperCase() : badValue(a!, "a development state (B, R, E, LF, SF)"));
+  return codedValueOf(a, DEVELOPMENT_LIST);
 }
