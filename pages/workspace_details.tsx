@@ -13,28 +13,11 @@ import {
   type ListingDetails,
   PUBLIC_DESCRIPTION_MAX,
 } from "../catalogue/listing_details.ts";
-import type { Lang } from "./i18n.ts";
+import { catalogue, type Lang, pick, type TextPair } from "./i18n.ts";
+import TEXTS_JSON from "./texts/workspace_details.json" with { type: "json" };
 import { bad, type FormProblem, Opt, w, type WsKey } from "./workspace_common.tsx";
 
-const TEXTS = {
-  details: ["Angaben im Exposé", "Details in the listing"],
-  costs: ["Kosten, Lage im Haus, Bezug", "Costs, floor, availability"],
-  energy: ["Energieausweis", "Energy certificate"],
-  geg: [
-    "Mit * markierte Angaben müssen Immobilienanzeigen enthalten, sobald ein Energieausweis vorliegt (§ 87 GEG); " +
-    "Baujahr und Effizienzklasse bei Wohngebäuden.",
-    "Fields marked * must be in property adverts once an energy certificate exists (GEG §87); year of " +
-    "construction and efficiency class for residential buildings.",
-  ],
-  bedarf: ["Bedarfsausweis", "demand certificate"],
-  verbrauch: ["Verbrauchsausweis", "consumption certificate"],
-  none: ["— keiner angegeben —", "— none given —"],
-  warm_rent_rule: ["Mindestens die Kaltmiete.", "At least the net cold rent."],
-  energy_certificate_type_rule: [
-    "Nötig, sobald ein Energiewert oder eine Klasse angegeben ist.",
-    "Needed once an energy value or class is given.",
-  ],
-} as const;
+const TEXTS = catalogue(TEXTS_JSON, "pages/texts/workspace_details.json");
 
 /** The detail fields of the form (their labels are workspace texts of the same name). */
 const FIELDS = [
@@ -57,7 +40,7 @@ const WHOLE = ["floor", "construction_year"] as const;
 const LINES = ["available_from", "energy_carrier", "energy_certificate_valid_until"] as const;
 const CHOICES = ["energy_certificate_type", "energy_class"] as const;
 
-const say = (l: Lang, pair: readonly [string, string]) => pair[l === "en" ? 1 : 0];
+const say = (l: Lang, pair: TextPair) => pick(pair, l);
 
 /** The form values of a listing's details, as strings (numbers the German or English way of the page). */
 export function detailValues(d: ListingDetails | undefined, l: Lang = "de"): Record<string, string> {

@@ -5,41 +5,15 @@
  * and where the data come from.
  */
 import { decimal, euroCents, type NumberLang as Lang } from "../catalogue/german.ts";
+import WORDS from "./baseline_words.json" with { type: "json" };
 
-const TEXT = {
-  brwLabel: ["Bodenrichtwert", "Official land value"],
-  brwUnit: ["je m² Grundstücksfläche", "per m² of land"],
-  brwExplain: [
-    "Ein Wert für den Boden je Quadratmeter Grundstück – nicht der Preis je Quadratmeter Wohnfläche dieses Objekts.",
-    "A value of the ground per square metre of land – not the price per square metre of floor space of this property.",
-  ],
-  brwSource: [
-    "Quelle: amtlicher Wert des Gutachterausschusses für Grundstückswerte",
-    "Source: official value of the land valuation committee (Gutachterausschuss)",
-  ],
-  inventedLabel: ["Beispielwert", "Sample value"],
-  invented: [
-    "Beispieldaten – erfundener Wert, kein amtlicher Bodenrichtwert",
-    "Sample data – an invented value, not an official land value",
-  ],
-  cmpLabel: ["Vergleichswert", "Comparable value"],
-  cmpUnitBuy: ["je m² Fläche", "per m² of floor space"],
-  cmpUnitRent: ["je m² Fläche und Monat", "per m² of floor space and month"],
-  cmpExplain: [
-    "Median der Angebotspreise vergleichbarer Objekte aus unserem Bestand (ohne erfundene Beispiele).",
-    "Median asking price of comparable listings in our own stock (sample listings left out).",
-  ],
-  none: [
-    "Für diese Lage gibt es keine Grundlage für einen Richtwert; wir nennen daher keine Zahl.",
-    "There is no basis for a guide value at this location, so we give no number.",
-  ],
-  rentNone: [
-    "Für Mietobjekte nennen wir hier keinen Lagewert, weil es in dieser Lage zu wenige vergleichbare Mietangebote gibt.",
-    "We give no location value for this rental, because there are too few comparable rental listings nearby.",
-  ],
-  stichtag: ["Stichtag", "Reference date"],
-  dataSource: ["Datenquelle", "Data source"],
-} as const satisfies Record<string, readonly [string, string]>;
+/** The words, German and English (`valuation/baseline_words.json`), checked on import to be two texts each. */
+const TEXT = WORDS as unknown as { readonly [k in keyof typeof WORDS]: readonly [string, string] };
+for (const [key, texts] of Object.entries(WORDS)) {
+  if (texts.length !== 2) {
+    throw new Error(`valuation/baseline_words.json: "${key}" must be [German, English]`);
+  }
+}
 
 /** A text key of the location value. */
 export type BaselineKey = keyof typeof TEXT;
