@@ -5,6 +5,7 @@
  * fields (numbers German or English style) and names the wrong ones; the rules live in
  * `catalogue/listing_details.ts`.
  */
+import type { Child } from "hono/jsx";
 import { formDecimal, numberOfInput } from "../catalogue/german.ts";
 import {
   ENERGY_CERTIFICATE_TYPES,
@@ -13,11 +14,13 @@ import {
   type ListingDetails,
   PUBLIC_DESCRIPTION_MAX,
 } from "../catalogue/listing_details.ts";
-import { catalogue, type Lang, pick, type TextPair } from "./i18n.ts";
+import { catalogue, isKeyOf, type Lang, pick } from "./i18n.ts";
 import TEXTS_JSON from "./texts/workspace_details.json" with { type: "json" };
 import { bad, type FormProblem, Opt, w, type WsKey } from "./workspace_common.tsx";
 
 const TEXTS = catalogue(TEXTS_JSON, "pages/texts/workspace_details.json");
+type DetailText = keyof typeof TEXTS;
+const say = (l: Lang, key: DetailText) => pick(TEXTS[key], l);
 
 /** The detail fields of the form (their labels are workspace texts of the same name). */
 const FIELDS = [
@@ -39,8 +42,6 @@ const NUMBERS = ["warm_rent", "service_charges", "deposit", "energy_value"] as c
 const WHOLE = ["floor", "construction_year"] as const;
 const LINES = ["available_from", "energy_carrier", "energy_certificate_valid_until"] as const;
 const CHOICES = ["energy_certificate_type", "energy_class"] as const;
-
-const say = (l: Lang, pair: TextPair) => pick(pair, l);
 
 /** The form values of a listing's details, as strings (numbers the German or English way of the page). */
 export function detailValues(d: ListingDetails | undefined, l: Lang = "de"): Record<string, string> {
@@ -78,7 +79,7 @@ export function DetailFields(p: { l: Lang; v: Record<string, string>; problem: F
   );
   return (
     <fieldset>
-      <legend>{say(l, TEXTS.details)}</legend>
+      <legend>{say(l, "details")}</legend>
       <label for="public_description">{w(l, "public_description")}</label>
       <textarea
         id="public_description"
@@ -90,7 +91,7 @@ export function DetailFields(p: { l: Lang; v: Record<string, string>; problem: F
         {v.public_description ?? ""}
       </textarea>
       <fieldset>
-        <legend>{say(l, TEXTS.costs)}</legend>
+        <legend>{say(l, "costs")}</legend>
         <div class="filters">
           {field("warm_rent", "decimal")}
           {field("service_charges", "decimal")}
@@ -100,8 +101,8 @@ export function DetailFields(p: { l: Lang; v: Record<string, string>; problem: F
         </div>
       </fieldset>
       <fieldset aria-describedby="geg-hint">
-        <legend>{say(l, TEXTS.energy)}</legend>
-        <p class="hint" id="geg-hint">{say(l, TEXTS.geg)}</p>
+        <legend>{say(l, "energy")}</legend>
+        <p class="hint" id="geg-hint">{say(l, "geg")}</p>
         <div class="filters">
           <Select
             l={l}
@@ -121,21 +122,32 @@ export function DetailFields(p: { l: Lang; v: Record<string, string>; problem: F
   );
 }
 
-/** The label of `k` with "*" when an advert must carry it (GEG §87). */
-function Label(p: { l: Lang; k: DetailField }) {
-  const required = (GEG_ADVERT_FIELDS as readonly string[]).includes(p.k);
-  return <label for={p.k}>{w(p.l, p.k)}{required ? " *" : ""}</label>;
+/** The rule of field `k` (the text `<field>_rule`), shown under it when the form named it wrong; or undefined. */
+function ruleOf(k: DetailField): DetailText | undefined {
+  const key = `${k}_rule`;
+  return isKeyOf(TEXTS, key) ? key : undefined;
 }
 
-/** The rule of a field shown under it when the form named it wrong. */
-function Rule(p: { l: Lang; k: DetailField; problem: FormProblem | undefined }) {
-  if (!bad(p.problem, p.k)) return null;
-  const rule = p.k === "warm_rent"
-    ? TEXTS.warm_rent_rule
-    : p.k === "energy_certificate_type"
-    ? TEXTS.energy_certificate_type_rule
-    : undefined;
-  return rule ? <p class="hint" id={`${p.k}-rule`}>{say(p.l, rule)}</p> : null;
+/** The state of field `k`'s control: named wrong by the form or not, and the id of its rule when that is shown. */
+function stateOf(problem: FormProblem | undefined, k: DetailField) {
+  const wrong = bad(problem, k);
+  return { invalid: wrong, describedBy: wrong && ruleOf(k) ? `${k}-rule` : undefined };
+}
+
+/**
+ * One field of the form: its label with "*" when an advert must carry it (GEG §87), its control, and its rule when
+ * the form named it wrong.
+ */
+function Row(p: { l: Lang; k: DetailField; problem: FormProblem | undefined; children: Child }) {
+  const required = (GEG_ADVERT_FIELDS as readonly string[]).includes(p.k);
+  const rule = bad(p.problem, p.k) ? ruleOf(p.k) : undefined;
+  return (
+    <div>
+      <label for={p.k}>{w(p.l, p.k)}{required ? " *" : ""}</label>
+      {p.children}
+      {rule ? <p class="hint" id={`${p.k}-rule`}>{say(p.l, rule)}</p> : null}
+    </div>
+  );
 }
 
 function Field(
@@ -147,10 +159,9 @@ function Field(
     input: "text" | "decimal" | "whole" | "date";
   },
 ) {
-  const ruled = bad(p.problem, p.k) && (p.k === "warm_rent");
+  const state = stateOf(p.problem, p.k);
   return (
-    <div>
-      <Label l={p.l} k={p.k} />
+    <Row l={p.l} k={p.k} problem={p.problem}>
       <input
         id={p.k}
         name={p.k}
@@ -158,11 +169,10 @@ function Field(
         inputmode={p.input === "decimal" ? "decimal" : p.input === "whole" ? "numeric" : undefined}
         maxlength={p.input === "text" ? 100 : undefined}
         value={p.v[p.k] ?? ""}
-        aria-invalid={bad(p.problem, p.k)}
-        aria-describedby={ruled ? `${p.k}-rule` : undefined}
+        aria-invalid={state.invalid}
+        aria-describedby={state.describedBy}
       />
-      <Rule l={p.l} k={p.k} problem={p.problem} />
-    </div>
+    </Row>
   );
 }
 
@@ -175,21 +185,14 @@ function Select(
     options: readonly string[];
   },
 ) {
-  const word = (o: string) => o === "bedarf" || o === "verbrauch" ? say(p.l, TEXTS[o]) : o;
-  const ruled = bad(p.problem, p.k) && p.k === "energy_certificate_type";
+  const word = (o: string) => o === "bedarf" || o === "verbrauch" ? say(p.l, o) : o;
+  const state = stateOf(p.problem, p.k);
   return (
-    <div>
-      <Label l={p.l} k={p.k} />
-      <select
-        id={p.k}
-        name={p.k}
-        aria-invalid={bad(p.problem, p.k)}
-        aria-describedby={ruled ? `${p.k}-rule` : undefined}
-      >
-        <option value="">{say(p.l, TEXTS.none)}</option>
+    <Row l={p.l} k={p.k} problem={p.problem}>
+      <select id={p.k} name={p.k} aria-invalid={state.invalid} aria-describedby={state.describedBy}>
+        <option value="">{say(p.l, "none")}</option>
         {p.options.map((o) => <Opt key={o} value={o} selected={o === p.v[p.k]} label={word(o)} />)}
       </select>
-      <Rule l={p.l} k={p.k} problem={p.problem} />
-    </div>
+    </Row>
   );
 }
