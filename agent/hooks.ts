@@ -34,13 +34,7 @@ import {
 import { findOfficeListingRow } from "../db/office_listings.ts";
 import type { Action, Reactions } from "../deps.ts";
 import { recordEvent } from "../events/outbox.ts";
-import {
-  type DraftFacts,
-  rejectionDraft,
-  replyDraft,
-  SLOTS_IN_REPLY,
-  type Unavailability,
-} from "./drafts.ts";
+import { rejectionDraft, replyDraft, SLOTS_IN_REPLY, type Unavailability } from "./drafts.ts";
 import { documentChanges } from "./document_changes.ts";
 import { clip } from "../text.ts";
 
@@ -66,11 +60,11 @@ export async function proposeForInquiry(
 ): Promise<string[]> {
   const src = await findDraftSource(a.tx, inquiryId);
   if (!src) return [];
-  const template = await findTemplate(a.tx, src.office_id, "reply");
-  const slots = await freeSlotsOfListing(a.tx, src.listing_id, a.now, SLOTS_IN_REPLY);
+  const template = await findTemplate(a.tx, src.officeId, "reply");
+  const slots = await freeSlotsOfListing(a.tx, src.listingId, a.now, SLOTS_IN_REPLY);
   const text = replyDraft(
     template,
-    factsOf(src),
+    src,
     slots.map((s) => ({ start: s.starts_at, end: s.ends_at, free: s.free })),
   );
   return [await proposeMessage(a, "reply", { src, inquiryId, text })];
@@ -83,7 +77,7 @@ function proposeMessage(
   m: { src: DraftSource; inquiryId: string; text: string },
 ): Promise<string> {
   const { src, inquiryId, text } = m;
-  return propose(a, { kind, officeId: src.office_id, listingId: src.listing_id, title: src.title }, {
+  return propose(a, { kind, officeId: src.officeId, listingId: src.listingId, title: src.title }, {
     inquiryId,
     fileId: null,
     text,
@@ -103,8 +97,8 @@ export async function proposeRejections(
   const made: string[] = [];
   for (const inquiryId of await liveInquiriesWithoutRejection(a.tx, listingId)) {
     const src = (await findDraftSource(a.tx, inquiryId))!;
-    const template = await findTemplate(a.tx, src.office_id, "rejection");
-    const text = rejectionDraft(template, factsOf(src), why);
+    const template = await findTemplate(a.tx, src.officeId, "rejection");
+    const text = rejectionDraft(template, src, why);
     made.push(await proposeMessage(a, "rejection", { src, inquiryId, text }));
   }
   return made;
@@ -132,21 +126,6 @@ export async function proposeForDocument(
     { inquiryId: null, fileId, text: null, aenderungen },
   );
   return [id];
-}
-
-/** The facts of a draft from its source row. */
-function factsOf(s: DraftSource): DraftFacts {
-  return {
-    name: s.name,
-    officeName: s.office_name,
-    title: s.title,
-    city: s.city,
-    postalCode: s.postal_code,
-    transactionType: s.transaction_type,
-    askedPrice: s.asked_price,
-    totalRooms: s.total_rooms,
-    squareMeters: s.square_meters,
-  };
 }
 
 const SATZ: Record<ProposalKind, (about: string) => string> = {

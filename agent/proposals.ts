@@ -70,23 +70,6 @@ export const proposalSchema = z.object({
 /** A proposal as its office sees it. */
 export type Proposal = z.infer<typeof proposalSchema>;
 
-/** The view of a stored proposal. */
-function viewOf(r: ProposalRow): Proposal {
-  return {
-    vorschlag_id: r.id,
-    vorschlag_art: r.vorschlag_art,
-    geht_hinaus: r.geht_hinaus,
-    status: r.status,
-    objekt_id: r.listing_id,
-    anfrage_id: r.inquiry_id,
-    datei_id: r.file_id,
-    text: r.text,
-    aenderungen: r.aenderungen,
-    created_at: r.created_at.toISOString(),
-    decided_at: r.decided_at ? r.decided_at.toISOString() : null,
-  };
-}
-
 /** Filters and paging of the office's proposal list. */
 export interface ProposalQuery {
   status?: ProposalStatus | undefined;
@@ -111,7 +94,7 @@ export async function listProposals(
     listingId = idOrNotFound(q.objekt_id);
     if (!await listingOfOffice(deps.db.kysely, listingId, officeId)) throw new AppError("not_found");
   }
-  const r = await listProposalRows(
+  return await listProposalRows(
     deps.db.kysely,
     officeId,
     {
@@ -122,7 +105,6 @@ export async function listProposals(
     q.page_size,
     (q.page - 1) * q.page_size,
   );
-  return { items: r.items.map(viewOf), total: r.total };
 }
 
 /** One proposal of the office; `not_found` unless it is theirs. */
@@ -133,7 +115,7 @@ export async function getProposal(
 ): Promise<Proposal> {
   const row = await findProposal(deps.db.kysely, officeId, idOrNotFound(id));
   if (!row) throw new AppError("not_found");
-  return viewOf(row);
+  return row;
 }
 
 /** What the provider changes before approving: the text of a reply or rejection, or a property change's values. */
@@ -161,7 +143,7 @@ export async function approveProposal(a: Action, id: string, edit?: ProposalEdit
   if (!seen) throw new AppError("not_found");
   // The inquiry before the proposal: the order a reply by hand takes them in (its reaction discards the drafts),
   // so the two never wait for each other.
-  if (seen.inquiry_id) await lockInquiry(a.tx, { officeId: provider.officeId }, seen.inquiry_id);
+  if (seen.anfrage_id) await lockInquiry(a.tx, { officeId: provider.officeId }, seen.anfrage_id);
   const p = (await findProposal(a.tx, provider.officeId, pid, true))!;
   if (p.status !== "offen") throw new AppError("conflict", { reason: "proposal_decided" });
   if (p.vorschlag_art === "property_change") return await approveChange(a, p, edit && editedChanges(p, edit));
@@ -208,14 +190,14 @@ async function approveChange(
   const provider = actingProvider(a);
   const changes = edited ?? p.aenderungen!;
   const fields = Object.fromEntries(Object.entries(changes).map(([field, c]) => [field, c.neu]));
-  await updateListing(a, p.listing_id, fields);
-  if (edited) await setProposalChanges(a.tx, p.id, edited);
-  const done = await decideProposal(a.tx, provider.officeId, p.id, {
+  await updateListing(a, p.objekt_id, fields);
+  if (edited) await setProposalChanges(a.tx, p.vorschlag_id, edited);
+  const done = await decideProposal(a.tx, provider.officeId, p.vorschlag_id, {
     status: "freigegeben",
     userId: provider.userId,
     at: a.now,
   });
-  return { proposal: viewOf(done!), nachricht_id: null };
+  return { proposal: done!, nachricht_id: null };
 }
 
 /**
@@ -227,15 +209,15 @@ async function approveChange(
 async function approveMessage(a: Action, p: ProposalRow, text: string | undefined): Promise<Approval> {
   const provider = actingProvider(a);
   // Decided before sending: the message closes the inquiry's other open drafts (agent/hooks.ts), not this one.
-  const done = await decideProposal(a.tx, provider.officeId, p.id, {
+  const done = await decideProposal(a.tx, provider.officeId, p.vorschlag_id, {
     status: "freigegeben",
     userId: provider.userId,
     at: a.now,
     text,
   });
   const send = p.vorschlag_art === "reply" ? replyToInquiry : rejectInquiry;
-  const sent = await send(a, p.inquiry_id!, text ?? p.text!);
-  return { proposal: viewOf(done!), nachricht_id: sent.messageId };
+  const sent = await send(a, p.anfrage_id!, text ?? p.text!);
+  return { proposal: done!, nachricht_id: sent.messageId };
 }
 
 /** Discards the office's open proposal `id` (nothing is sent); `not_found` unless theirs; `conflict` when not open. */
@@ -247,7 +229,7 @@ export async function discardProposal(a: Action, id: string): Promise<Proposal> 
     userId: provider.userId,
     at: a.now,
   });
-  if (done) return viewOf(done);
+  if (done) return done;
   if (!await findProposal(a.tx, provider.officeId, pid)) throw new AppError("not_found");
   throw new AppError("conflict", { reason: "proposal_decided" });
 }

@@ -23,21 +23,22 @@ export interface FieldChange {
   neu: number | string | null;
 }
 
-/** A proposal as stored. */
+/**
+ * A proposal as its office sees it: the query names the columns as the contract does (`vorschlag_id`,
+ * `objekt_id`, `anfrage_id`, `datei_id`) and gives the times as ISO 8601 strings (UTC).
+ */
 export interface ProposalRow {
-  id: string;
-  office_id: string;
-  listing_id: string;
-  inquiry_id: string | null;
-  file_id: string | null;
+  vorschlag_id: string;
   vorschlag_art: ProposalKind;
   geht_hinaus: boolean;
+  status: ProposalStatus;
+  objekt_id: string;
+  anfrage_id: string | null;
+  datei_id: string | null;
   text: string | null;
   aenderungen: Record<string, FieldChange> | null;
-  status: ProposalStatus;
-  created_at: Date;
-  decided_at: Date | null;
-  decided_by: string | null;
+  created_at: string;
+  decided_at: string | null;
 }
 
 /** A proposal to store. */
@@ -53,17 +54,21 @@ export interface NewProposal {
   at: Date;
 }
 
-const COLUMNS = sql`id, office_id, listing_id, inquiry_id, file_id, vorschlag_art, geht_hinaus, text,
-  aenderungen::text as aenderungen, status, created_at, decided_at, decided_by`;
+const COLUMNS = sql`id as vorschlag_id, vorschlag_art, geht_hinaus, status, listing_id as objekt_id,
+  inquiry_id as anfrage_id, file_id as datei_id, text, aenderungen::text as aenderungen, created_at, decided_at`;
 
-type RawRow = Omit<ProposalRow, "aenderungen"> & { aenderungen: string | null };
+type RawRow = Omit<ProposalRow, "aenderungen" | "created_at" | "decided_at"> & {
+  aenderungen: string | null;
+  created_at: Date;
+  decided_at: Date | null;
+};
 
 function toRow(r: RawRow): ProposalRow {
   return {
     ...r,
     aenderungen: r.aenderungen === null ? null : JSON.parse(r.aenderungen),
-    created_at: new Date(r.created_at),
-    decided_at: r.decided_at === null ? null : new Date(r.decided_at),
+    created_at: new Date(r.created_at).toISOString(),
+    decided_at: r.decided_at === null ? null : new Date(r.decided_at).toISOString(),
   };
 }
 
@@ -185,30 +190,34 @@ export async function saveTemplate(
     .execute(q);
 }
 
-/** What a draft about an inquiry is made from: the inquiry, its listing's facts and the office's name. */
+/**
+ * What a draft about an inquiry is made from: the inquiry, its listing's facts and the office's name. The query
+ * names its columns as the drafts read them, so a source is also the facts of its draft.
+ */
 export interface DraftSource {
-  inquiry_id: string;
-  inquiry_status: "open" | "answered" | "rejected" | "closed";
+  inquiryId: string;
+  inquiryStatus: "open" | "answered" | "rejected" | "closed";
   name: string | null;
-  listing_id: string;
-  office_id: string;
-  office_name: string;
-  listing_status: string;
+  listingId: string;
+  officeId: string;
+  officeName: string;
+  listingStatus: string;
   title: string | null;
   city: string | null;
-  postal_code: string | null;
-  transaction_type: "buy" | "rent" | null;
-  asked_price: number | null;
-  total_rooms: number | null;
-  square_meters: number | null;
+  postalCode: string | null;
+  transactionType: "buy" | "rent" | null;
+  askedPrice: number | null;
+  totalRooms: number | null;
+  squareMeters: number | null;
 }
 
 /** The inquiry `inquiryId` with its listing's facts and its office's name, or undefined. */
 export async function findDraftSource(q: Q, inquiryId: string): Promise<DraftSource | undefined> {
-  const r = await sql<DraftSource>`select i.id as inquiry_id, i.status as inquiry_status, i.name,
-      l.id as listing_id, i.office_id, o.name as office_name, l.status as listing_status, l.title, l.city,
-      l.postal_code, l.transaction_type, l.asked_price::float8 as asked_price,
-      l.total_rooms::float8 as total_rooms, l.square_meters::float8 as square_meters
+  const r = await sql<DraftSource>`select i.id as "inquiryId", i.status as "inquiryStatus", i.name,
+      l.id as "listingId", i.office_id as "officeId", o.name as "officeName", l.status as "listingStatus",
+      l.title, l.city, l.postal_code as "postalCode", l.transaction_type as "transactionType",
+      l.asked_price::float8 as "askedPrice", l.total_rooms::float8 as "totalRooms",
+      l.square_meters::float8 as "squareMeters"
     from inquiries i join listings l on l.id = i.listing_id join offices o on o.id = i.office_id
     where i.id = ${inquiryId}`.execute(q);
   return r.rows[0];
