@@ -135,43 +135,14 @@ export async function listSocialEntries(
   );
   const count = await sql<{ n: number }>`select count(*)::int as n from social_entries e where ${where}`
     .execute(db.kysely);
-  const r = await sql<RawEntry>`
-    select e.id::text as id, e.netz, e.art, e.page_id, p.name as page_name, e.post_id, e.author_id,
-      e.author_name, e.text, e.listing_id::text as listing_id, e.received_at
+  const r = await sql<SocialEntryRow>`
+    select e.id::text as id, e.netz, e.art, e.page_id as "pageId", p.name as "pageName", e.post_id as "postId",
+      e.author_id as "authorId", e.author_name as "authorName", e.text, e.listing_id::text as "listingId",
+      e.received_at as "receivedAt"
     from social_entries e
     left join social_pages p on p.netz = e.netz and p.page_id = e.page_id and p.office_id = e.office_id
     where ${where}
     order by e.received_at desc, e.id desc
     limit ${paging.limit} offset ${paging.offset}`.execute(db.kysely);
-  return { rows: r.rows.map(entryOf), total: count.rows[0]?.n ?? 0 };
-}
-
-interface RawEntry {
-  id: string;
-  netz: SocialNetz;
-  art: SocialArt;
-  page_id: string;
-  page_name: string | null;
-  post_id: string | null;
-  author_id: string | null;
-  author_name: string | null;
-  text: string;
-  listing_id: string | null;
-  received_at: Date | string;
-}
-
-function entryOf(r: RawEntry): SocialEntryRow {
-  return {
-    id: r.id,
-    netz: r.netz,
-    art: r.art,
-    pageId: r.page_id,
-    pageName: r.page_name,
-    postId: r.post_id,
-    authorId: r.author_id,
-    authorName: r.author_name,
-    text: r.text,
-    listingId: r.listing_id,
-    receivedAt: new Date(r.received_at),
-  };
+  return { rows: r.rows, total: count.rows[0]?.n ?? 0 };
 }
