@@ -39,26 +39,30 @@ export interface SubscriptionIdentity {
   url: string;
 }
 
-// deno-lint-ignore no-explicit-any
-function toRow(r: any): SubscriptionRow {
-  return {
-    id: r.id,
-    userId: r.user_id,
-    clientId: r.client_id,
-    server: r.server,
-    officeId: r.office_id,
-    name: r.name,
-    arguments: typeof r.arguments === "string" ? JSON.parse(r.arguments) : r.arguments,
-    url: r.url,
-    secretEnc: r.secret_enc,
-    previousSecretEnc: r.previous_secret_enc,
-    previousSecretUntil: r.previous_secret_until ? new Date(r.previous_secret_until) : null,
-    createdAt: new Date(r.created_at),
-    expiresAt: new Date(r.expires_at),
-    endedAt: r.ended_at ? new Date(r.ended_at) : null,
-    endReason: r.end_reason,
-    suspendedAt: r.suspended_at ? new Date(r.suspended_at) : null,
-  };
+/** The columns of a {@linkcode SubscriptionRow}, named as the domain reads them. */
+const SUBSCRIPTION_COLUMNS = [
+  "id",
+  "user_id as userId",
+  "client_id as clientId",
+  "server",
+  "office_id as officeId",
+  "name",
+  "arguments",
+  "url",
+  "secret_enc as secretEnc",
+  "previous_secret_enc as previousSecretEnc",
+  "previous_secret_until as previousSecretUntil",
+  "created_at as createdAt",
+  "expires_at as expiresAt",
+  "ended_at as endedAt",
+  "end_reason as endReason",
+  "suspended_at as suspendedAt",
+] as const;
+
+/** A row of {@linkcode SUBSCRIPTION_COLUMNS} with its `arguments` (jsonb: text or object, by driver) parsed. */
+function toRow(r: Omit<SubscriptionRow, "arguments"> & { arguments: unknown }): SubscriptionRow {
+  const args = typeof r.arguments === "string" ? JSON.parse(r.arguments) : r.arguments;
+  return { ...r, arguments: args as Record<string, string> };
 }
 
 /** Serialises subscribe/renew/limit checks of one person and app across processes (transaction-scoped). */
@@ -71,7 +75,7 @@ export async function liveSubscription(
   q: Kysely<Database>,
   identity: SubscriptionIdentity,
 ): Promise<SubscriptionRow | undefined> {
-  const r = await q.selectFrom("event_subscriptions").selectAll()
+  const r = await q.selectFrom("event_subscriptions").select(SUBSCRIPTION_COLUMNS)
     .where("user_id", "=", identity.userId).where("client_id", "=", identity.clientId)
     .where("server", "=", identity.server).where("name", "=", identity.name)
     .where("arguments_key", "=", identity.argumentsKey).where("url", "=", identity.url)
@@ -84,7 +88,8 @@ export async function subscriptionById(
   q: Kysely<Database>,
   id: string,
 ): Promise<SubscriptionRow | undefined> {
-  const r = await q.selectFrom("event_subscriptions").selectAll().where("id", "=", id).executeTakeFirst();
+  const r = await q.selectFrom("event_subscriptions").select(SUBSCRIPTION_COLUMNS).where("id", "=", id)
+    .executeTakeFirst();
   return r ? toRow(r) : undefined;
 }
 
@@ -192,7 +197,7 @@ export async function endSubscriptions(
 
 /** The live, unexpired subscriptions of a person, newest first (for the connected-apps page). */
 export async function liveSubscriptionsOf(db: Db, userId: string, now: Date): Promise<SubscriptionRow[]> {
-  const rows = await db.kysely.selectFrom("event_subscriptions").selectAll()
+  const rows = await db.kysely.selectFrom("event_subscriptions").select(SUBSCRIPTION_COLUMNS)
     .where("user_id", "=", userId).where("ended_at", "is", null).where("expires_at", ">", now)
     .orderBy("created_at", "desc").execute();
   return rows.map(toRow);
