@@ -161,7 +161,7 @@ export async function setInquiryStatus(q: Q, id: string, status: InquiryStatus, 
   await q.updateTable("inquiries").set({ status, updated_at: at }).where("id", "=", id).execute();
 }
 
-/** An inquiry as listed (timestamps as Date). */
+/** An inquiry as listed, its columns named as the contract names them and its times as ISO 8601 strings (UTC). */
 export interface InquiryRow {
   id: string;
   listing_id: string;
@@ -171,10 +171,10 @@ export interface InquiryRow {
   name: string | null;
   email: string;
   phone: string | null;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
   message_count: number;
-  last_message_at: Date;
+  last_message_at: string;
   /** The OAuth app it was sent through and that app's registered name (null when no longer registered). */
   origin_client_id: string | null;
   app_name: string | null;
@@ -212,12 +212,19 @@ function inquiryRows(q: Q) {
     ]);
 }
 
-function normalise(r: InquiryRow): InquiryRow {
+type DatedRow = Omit<InquiryRow, "created_at" | "updated_at" | "last_message_at"> & {
+  created_at: Date;
+  updated_at: Date;
+  last_message_at: Date | null;
+};
+
+/** A row of `inquiryRows` with its times as ISO strings; a thread without messages counts from its creation. */
+function normalise(r: DatedRow): InquiryRow {
   return {
     ...r,
-    created_at: new Date(r.created_at),
-    updated_at: new Date(r.updated_at),
-    last_message_at: new Date(r.last_message_at ?? r.created_at),
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+    last_message_at: new Date(r.last_message_at ?? r.created_at).toISOString(),
   };
 }
 
@@ -247,15 +254,15 @@ export async function listInquiryRows(
       .execute(),
     count.executeTakeFirstOrThrow(),
   ]);
-  return { items: (items as InquiryRow[]).map(normalise), total: total.n };
+  return { items: items.map(normalise), total: total.n };
 }
 
-/** One message as read (timestamp as Date). */
+/** One message as read (its time as an ISO 8601 string, UTC). */
 export interface InquiryMessageRow {
   id: string;
   sender: "seeker" | "provider";
   body: string;
-  created_at: Date;
+  created_at: string;
 }
 
 /** The inquiry `id` within `scope` with its messages in order, or undefined when it is not in scope. */
@@ -271,8 +278,8 @@ export async function findInquiryThread(
   const messages = await q.selectFrom("inquiry_messages").select(["id", "sender", "body", "created_at"])
     .where("inquiry_id", "=", id).orderBy("created_at").orderBy("id").execute();
   return {
-    inquiry: normalise(row as InquiryRow),
-    messages: messages.map((m) => ({ ...m, created_at: new Date(m.created_at) })),
+    inquiry: normalise(row),
+    messages: messages.map((m) => ({ ...m, created_at: new Date(m.created_at).toISOString() })),
   };
 }
 

@@ -91,18 +91,21 @@ export interface SendInquiryInput {
   dedupe?: IntakeKey;
 }
 
-/** An inquiry as listed. */
-export interface InquirySummary {
-  id: string;
-  listing_id: string;
-  listing_title: string | null;
-  status: "open" | "answered" | "rejected" | "closed";
-  quelle: "service" | "portal" | "email";
-  created_at: string;
-  updated_at: string;
-  message_count: number;
-  last_message_at: string;
-}
+/** The fields of an inquiry as listed, in their wire order: what every reader of an inquiry sees. */
+const SUMMARY_FIELDS = [
+  "id",
+  "listing_id",
+  "listing_title",
+  "status",
+  "quelle",
+  "created_at",
+  "updated_at",
+  "message_count",
+  "last_message_at",
+] as const;
+
+/** An inquiry as listed (times as ISO 8601 strings, UTC). */
+export type InquirySummary = Pick<InquiryRow, (typeof SUMMARY_FIELDS)[number]>;
 
 /**
  * Where an inquiry came from, as its office reads it: the website, an app (an OAuth app by its registered name,
@@ -126,13 +129,8 @@ export interface OfficeInquiry extends InquirySummary {
 /** Longest first line of a message in an office's list. */
 export const FIRST_LINE_MAX = 120;
 
-/** One message of a thread. */
-export interface InquiryMessage {
-  id: string;
-  sender: "seeker" | "provider";
-  body: string;
-  created_at: string;
-}
+/** One message of a thread (its time as an ISO 8601 string, UTC). */
+export type InquiryMessage = InquiryMessageRow;
 
 /** An inquiry with the inquirer's details and every message in order. */
 export interface InquiryThread extends InquirySummary {
@@ -294,18 +292,9 @@ export async function seekerInquirer(
   return { seekerId, name: account.name, email: account.email, phone };
 }
 
+/** The summary of row `r`: its {@linkcode SUMMARY_FIELDS}, none of what only its office sees. */
 function summaryOf(r: InquiryRow): InquirySummary {
-  return {
-    id: r.id,
-    listing_id: r.listing_id,
-    listing_title: r.listing_title,
-    status: r.status,
-    quelle: r.quelle,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-    message_count: r.message_count,
-    last_message_at: r.last_message_at.toISOString(),
-  };
+  return Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, r[field]])) as InquirySummary;
 }
 
 /** Where the inquiry of row `r` came from. */
@@ -332,12 +321,7 @@ function threadOf(r: InquiryRow, messages: InquiryMessageRow[]): InquiryThread {
     name: r.name,
     email: r.email,
     phone: r.phone,
-    messages: messages.map((m) => ({
-      id: m.id,
-      sender: m.sender,
-      body: m.body,
-      created_at: m.created_at.toISOString(),
-    })),
+    messages,
   };
 }
 
