@@ -34,20 +34,13 @@ export interface DatasetOrigin {
   fileSha256: string | null;
 }
 
-/** A dataset as listed. */
-export interface DatasetRow {
+/** A dataset as listed: its origin, where it stands and what it holds. */
+export interface DatasetRow extends DatasetOrigin {
   /** The id (a string on both drivers). */
   id: string;
-  state: string;
   status: BrwDatasetStatus;
   /** The newest Stichtag of its zones (`YYYY-MM-DD`); null while loading. */
   stichtag: string | null;
-  source: string;
-  sourceUrl: string | null;
-  licence: string;
-  layout: string;
-  fileName: string | null;
-  fileSha256: string | null;
   zoneCount: number;
   /** When the import started (ISO 8601). */
   createdAt: string;
