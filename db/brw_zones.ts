@@ -4,9 +4,9 @@
  * point and a municipality's zones for the median. Lookups read only the zones of ACTIVE datasets
  * (`db/brw_datasets.ts`, migration 0024).
  */
-import { type InsertObject, sql } from "kysely";
+import { type InsertObject, type Selectable, sql } from "kysely";
 import type { Db } from "./connection.ts";
-import type { Database } from "./schema.ts";
+import type { BrwZonesTable, Database } from "./schema.ts";
 
 /** A position: `[lng, lat]` in WGS84 or `[easting, northing]` in a projected CRS. */
 export type Position = [number, number];
@@ -29,19 +29,20 @@ export interface MultiPolygonGeometry {
 /** The geometry of a land-value zone. */
 export type ZoneGeometry = PolygonGeometry | MultiPolygonGeometry;
 
-/** One zone to store: its attributes and its WGS84 geometry with bounding box. */
-export interface BrwZoneInput {
-  /** Land value in euro per m². */
-  brw: number;
-  gfz: number | null;
-  wgfz: number | null;
-  /** VBORIS use code (NUTA/ART), upper case. */
-  nutzung: string | null;
-  /** VBORIS development state (ENTW), upper case. */
-  entwicklung: string | null;
-  zone_name: string | null;
-  zone_number: string | null;
-  municipality_name: string | null;
+/**
+ * What a zone states, as `brw_zones` stores it ({@linkcode BrwZonesTable}): its land value and what the value
+ * applies to (density, use, development state), the zone's name and number and its municipality.
+ */
+export type ZoneAttributes = Pick<
+  Selectable<BrwZonesTable>,
+  "brw" | "gfz" | "wgfz" | "nutzung" | "entwicklung" | "zone_name" | "zone_number" | "municipality_name"
+>;
+
+/**
+ * One zone to store: its attributes (use code and development state upper case) and its WGS84 geometry with
+ * bounding box.
+ */
+export interface BrwZoneInput extends ZoneAttributes {
   municipality_key: string | null;
   geometry: ZoneGeometry;
   min_lat: number;
@@ -174,20 +175,12 @@ export async function deleteDatasetZones(db: Db, datasetId: string, limit = 20_0
 }
 
 /** A stored zone as the lookups see it, with its dataset's source and licence. */
-export interface StoredZone {
+export interface StoredZone extends ZoneAttributes {
   /** The row id (as a string on both drivers); a stable tiebreak. */
   id: string;
   state: string;
   /** `YYYY-MM-DD`. */
   stichtag: string;
-  brw: number;
-  gfz: number | null;
-  wgfz: number | null;
-  nutzung: string | null;
-  entwicklung: string | null;
-  zone_name: string | null;
-  zone_number: string | null;
-  municipality_name: string | null;
   /** Who published the value (the dataset's source). */
   source: string;
   /** Where it was published, when known. */

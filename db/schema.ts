@@ -80,6 +80,7 @@ export interface BrwZonesTable {
   state: string;
   /** Reference date; write as `YYYY-MM-DD`. */
   stichtag: ColumnType<Date | string, string, string>;
+  /** Land value in euro per m². */
   brw: ColumnType<number, number, number>;
   gfz: ColumnType<number | null, number | null, number | null>;
   wgfz: ColumnType<number | null, number | null, number | null>;
