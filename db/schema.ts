@@ -1,23 +1,9 @@
 /** Kysely table types of the Postgres schema (mirrors `db/migrations/*.sql`). */
 import type { ColumnType, Generated } from "kysely";
 import type { GeneratedTimestamp, Timestamp } from "./column_types.ts";
-import type {
-  EventDeliveriesTable,
-  EventDeliveryAttemptsTable,
-  EventOptOutsTable,
-  EventOutboxTable,
-  EventSubscriptionsTable,
-  WebhookVerificationsTable,
-} from "./schema_events.ts";
+import type { EventTables } from "./schema_events.ts";
 
-export type {
-  EventDeliveriesTable,
-  EventDeliveryAttemptsTable,
-  EventOptOutsTable,
-  EventOutboxTable,
-  EventSubscriptionsTable,
-  WebhookVerificationsTable,
-};
+export type * from "./schema_events.ts";
 
 /** Property types of a listing (docs/contract.md §2.1). */
 export const PROPERTY_TYPES = ["apartment", "house", "land", "commercial"] as const;
@@ -370,8 +356,8 @@ export interface SchemaMigrationsTable {
   applied_at: GeneratedTimestamp;
 }
 
-/** The whole database as Kysely sees it. */
-export interface Database {
+/** The whole database as Kysely sees it (with the event machinery's tables of `schema_events.ts`). */
+export interface Database extends EventTables {
   offices: OfficesTable;
   listings: ListingsTable;
   listing_contacts: ListingContactsTable;
@@ -399,10 +385,4 @@ export interface Database {
   viewing_reminders: ViewingRemindersTable;
   saved_searches: SavedSearchesTable;
   saved_search_matches: SavedSearchMatchesTable;
-  event_outbox: EventOutboxTable;
-  event_subscriptions: EventSubscriptionsTable;
-  webhook_verifications: WebhookVerificationsTable;
-  event_opt_outs: EventOptOutsTable;
-  event_deliveries: EventDeliveriesTable;
-  event_delivery_attempts: EventDeliveryAttemptsTable;
 }

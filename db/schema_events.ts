@@ -88,3 +88,13 @@ export interface EventDeliveryAttemptsTable {
   error_class: string | null;
   outcome: "delivered" | "retry" | "failed" | "gone" | "dropped";
 }
+
+/** The event machinery's tables by name; `Database` (`schema.ts`) extends it. */
+export interface EventTables {
+  event_outbox: EventOutboxTable;
+  event_subscriptions: EventSubscriptionsTable;
+  webhook_verifications: WebhookVerificationsTable;
+  event_opt_outs: EventOptOutsTable;
+  event_deliveries: EventDeliveriesTable;
+  event_delivery_attempts: EventDeliveryAttemptsTable;
+}
