@@ -20,7 +20,8 @@
  */
 import { z } from "zod";
 import { listingFieldsShape, updateListing } from "../catalogue/office_listings.ts";
-import { listingOfOffice, lockInquiry } from "../db/inquiries.ts";
+import { officeListingFilter } from "../catalogue/office_listing_filter.ts";
+import { lockInquiry } from "../db/inquiries.ts";
 import {
   decideProposal,
   type FieldChange,
@@ -89,11 +90,7 @@ export async function listProposals(
   officeId: string,
   q: ProposalQuery,
 ): Promise<{ items: Proposal[]; total: number }> {
-  let listingId: string | undefined;
-  if (q.objekt_id !== undefined) {
-    listingId = idOrNotFound(q.objekt_id);
-    if (!await listingOfOffice(deps.db.kysely, listingId, officeId)) throw new AppError("not_found");
-  }
+  const listingId = await officeListingFilter(deps.db.kysely, officeId, q.objekt_id);
   return await listProposalRows(
     deps.db.kysely,
     officeId,

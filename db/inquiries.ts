@@ -36,13 +36,6 @@ export async function findPublishedListingOffice(
   return row ? { id: row.id, officeId: row.office_id, title: row.title } : undefined;
 }
 
-/** Whether a listing with this id (any status) belongs to `officeId`. */
-export async function listingOfOffice(q: Q, listingId: string, officeId: string): Promise<boolean> {
-  const row = await q.selectFrom("listings").select("id")
-    .where("id", "=", listingId).where("office_id", "=", officeId).executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The title of a listing (any status), or null. */
 export async function listingTitle(q: Q, listingId: string): Promise<string | null> {
   const row = await q.selectFrom("listings").select("title").where("id", "=", listingId).executeTakeFirst();

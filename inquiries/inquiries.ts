@@ -27,6 +27,7 @@
  *   ({@linkcode receiveInquirerReply}) with the same rules as {@linkcode sendSeekerMessage}.
  * - Ids: a malformed id, an unknown id and an id outside the caller's scope all answer `not_found`.
  */
+import { officeListingFilter } from "../catalogue/office_listing_filter.ts";
 import { idOrNotFound } from "../ids.ts";
 import {
   accountContact,
@@ -40,7 +41,6 @@ import {
   type InquiryStatus,
   insertInquiry,
   insertInquiryMessage,
-  listingOfOffice,
   listInquiryRows,
   lockKeys,
 } from "../db/inquiries.ts";
@@ -387,11 +387,7 @@ export async function listOfficeInquiries(
   officeId: string,
   f: ProviderInquiryFilter,
 ): Promise<{ items: OfficeInquiry[]; total: number }> {
-  let listingId: string | undefined;
-  if (f.listing_id !== undefined) {
-    listingId = idOrNotFound(f.listing_id);
-    if (!await listingOfOffice(deps.db.kysely, listingId, officeId)) throw new AppError("not_found");
-  }
+  const listingId = await officeListingFilter(deps.db.kysely, officeId, f.listing_id);
   return await listIn(deps, { officeId }, { listingId, status: f.status }, f, officeSummaryOf);
 }
 

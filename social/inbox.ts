@@ -9,7 +9,7 @@
  */
 import type { Kysely } from "kysely";
 import { namedListing } from "../catalogue/named_listing.ts";
-import { officeListingIds } from "../db/listings.ts";
+import { officeListingFilter } from "../catalogue/office_listing_filter.ts";
 import type { Database } from "../db/schema.ts";
 import {
   connectedOffices,
@@ -22,7 +22,6 @@ import {
 import { AppError } from "../errors.ts";
 import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
 import { recordEvent } from "../events/outbox.ts";
-import { idOrNotFound } from "../ids.ts";
 import { act, type Action, type AppDeps, SERVICE } from "../deps.ts";
 import { type InboundItem, readPayload } from "./payload.ts";
 import { signatureProblem, verifyTokenMatches } from "./signature.ts";
@@ -180,13 +179,7 @@ export async function listSocialMessages(
   officeId: string,
   q: SocialMessageQuery,
 ): Promise<{ items: SocialEntryRow[]; total: number }> {
-  let listingId: string | undefined;
-  if (q.objekt_id !== undefined) {
-    listingId = idOrNotFound(q.objekt_id);
-    if (!(await officeListingIds(deps.db.kysely, officeId, [listingId])).has(listingId)) {
-      throw new AppError("not_found");
-    }
-  }
+  const listingId = await officeListingFilter(deps.db.kysely, officeId, q.objekt_id);
   const { rows, total } = await listSocialEntries(
     deps.db,
     officeId,
