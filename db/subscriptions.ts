@@ -262,34 +262,39 @@ export async function deleteOptOut(
     .where("user_id", "=", userId).where("client_id", "=", clientId).where("name", "=", name).execute();
 }
 
-/** Whether listing `id` belongs to office `officeId` (any status). */
-export async function listingOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
+/**
+ * Whether `table` holds a row `id` whose `owner` column is `ownerId`: the ownership check of a subscription
+ * filter. False for an id that is not a UUID (filters hold ids as callers sent them).
+ */
+async function owns(
+  db: Db,
+  table: "listings" | "inquiries" | "saved_searches",
+  owner: "office_id" | "seeker_id",
+  ownerId: string,
+  id: string,
+): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const r = await db.kysely.selectFrom("listings").select("id")
-    .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
-  return r !== undefined;
+  const r = await sql`select 1 from ${sql.table(table)} where id = ${id} and ${sql.ref(owner)} = ${ownerId}`
+    .execute(db.kysely);
+  return r.rows.length > 0;
+}
+
+/** Whether listing `id` belongs to office `officeId` (any status). */
+export function listingOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
+  return owns(db, "listings", "office_id", officeId, id);
 }
 
 /** Whether inquiry `id` belongs to office `officeId`. */
-export async function inquiryOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const r = await db.kysely.selectFrom("inquiries").select("id")
-    .where("id", "=", id).where("office_id", "=", officeId).executeTakeFirst();
-  return r !== undefined;
+export function inquiryOfOffice(db: Db, officeId: string, id: string): Promise<boolean> {
+  return owns(db, "inquiries", "office_id", officeId, id);
 }
 
 /** Whether inquiry `id` was sent by the seeker `userId`. */
-export async function inquiryOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const r = await db.kysely.selectFrom("inquiries").select("id")
-    .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
-  return r !== undefined;
+export function inquiryOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
+  return owns(db, "inquiries", "seeker_id", userId, id);
 }
 
 /** Whether saved search `id` belongs to the seeker `userId`. */
-export async function savedSearchOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const r = await db.kysely.selectFrom("saved_searches").select("id")
-    .where("id", "=", id).where("seeker_id", "=", userId).executeTakeFirst();
-  return r !== undefined;
+export function savedSearchOfSeeker(db: Db, userId: string, id: string): Promise<boolean> {
+  return owns(db, "saved_searches", "seeker_id", userId, id);
 }
