@@ -11,6 +11,7 @@
 import { askedPrice, decimal } from "../catalogue/german.ts";
 import { clockDe } from "../viewings/text.ts";
 import { clip } from "../text.ts";
+import type { DraftFacts } from "../db/proposals.ts";
 
 /** Longest template an office may store, in characters. */
 export const TEMPLATE_MAX = 4000;
@@ -34,18 +35,8 @@ export const DEFAULT_REJECTION_TEMPLATE = "{anrede}\n\n" +
 /** Why a listing no longer takes inquiries. */
 export type Unavailability = "withdrawn" | "reserved";
 
-/** The facts a draft is made from. */
-export interface DraftFacts {
-  name: string | null;
-  officeName: string;
-  title: string | null;
-  city: string | null;
-  postalCode: string | null;
-  transactionType: "buy" | "rent" | null;
-  askedPrice: number | null;
-  totalRooms: number | null;
-  squareMeters: number | null;
-}
+/** The facts a draft is made from, as `findDraftSource` (db/proposals.ts) reads them. */
+export type { DraftFacts } from "../db/proposals.ts";
 
 /** A free viewing slot as a reply names it. */
 export interface DraftSlot {

@@ -190,18 +190,10 @@ export async function saveTemplate(
     .execute(q);
 }
 
-/**
- * What a draft about an inquiry is made from: the inquiry, its listing's facts and the office's name. The query
- * names its columns as the drafts read them, so a source is also the facts of its draft.
- */
-export interface DraftSource {
-  inquiryId: string;
-  inquiryStatus: "open" | "answered" | "rejected" | "closed";
+/** The facts a draft is made from: the inquirer's and the office's names and the listing's facts. */
+export interface DraftFacts {
   name: string | null;
-  listingId: string;
-  officeId: string;
   officeName: string;
-  listingStatus: string;
   title: string | null;
   city: string | null;
   postalCode: string | null;
@@ -209,6 +201,18 @@ export interface DraftSource {
   askedPrice: number | null;
   totalRooms: number | null;
   squareMeters: number | null;
+}
+
+/**
+ * What a draft about an inquiry is made from: the inquiry, its listing and office, and the facts of the draft.
+ * The query names its columns as the drafts read them, so a source is also the facts of its draft.
+ */
+export interface DraftSource extends DraftFacts {
+  inquiryId: string;
+  inquiryStatus: "open" | "answered" | "rejected" | "closed";
+  listingId: string;
+  officeId: string;
+  listingStatus: string;
 }
 
 /** The inquiry `inquiryId` with its listing's facts and its office's name, or undefined. */
