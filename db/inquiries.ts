@@ -31,9 +31,8 @@ export async function findPublishedListingOffice(
   q: Q,
   listingId: string,
 ): Promise<{ id: string; officeId: string; title: string | null } | undefined> {
-  const row = await q.selectFrom("listings").select(["id", "office_id", "title"])
+  return await q.selectFrom("listings").select(["id", "office_id as officeId", "title"])
     .where("id", "=", listingId).where("status", "=", "published").executeTakeFirst();
-  return row ? { id: row.id, officeId: row.office_id, title: row.title } : undefined;
 }
 
 /** The title of a listing (any status), or null. */
@@ -134,19 +133,13 @@ function scopeOf(scope: InquiryScope): ["inquiries.office_id" | "inquiries.seeke
 /** Locks (`for update`) the inquiry `id` within `scope` and returns it, or undefined when it is not in scope. */
 export async function lockInquiry(q: Q, scope: InquiryScope, id: string): Promise<LockedInquiry | undefined> {
   const [column, value] = scopeOf(scope);
-  const row = await q.selectFrom("inquiries").select(["id", "listing_id", "office_id", "seeker_id", "status"])
+  const row = await q.selectFrom("inquiries")
+    .select(["id", "listing_id as listingId", "office_id as officeId", "seeker_id as seekerId", "status"])
     .where("inquiries.id", "=", id).where(column, "=", value).forUpdate().executeTakeFirst();
   if (!row) return undefined;
   const last = await q.selectFrom("inquiry_messages").select(sql<Date | null>`max(created_at)`.as("at"))
     .where("inquiry_id", "=", id).executeTakeFirstOrThrow();
-  return {
-    id: row.id,
-    listingId: row.listing_id,
-    officeId: row.office_id,
-    seekerId: row.seeker_id,
-    status: row.status,
-    lastMessageAt: last.at === null ? null : new Date(last.at),
-  };
+  return { ...row, lastMessageAt: last.at === null ? null : new Date(last.at) };
 }
 
 /** Sets an inquiry's status and its update time. */
