@@ -37,6 +37,7 @@ import {
 import { AppError } from "../errors.ts";
 import { PROPOSAL_KINDS } from "../events/catalogue.ts";
 import { idOrNotFound } from "../ids.ts";
+import { pageWindow, type Paging } from "../paging.ts";
 import { MESSAGE_MAX } from "../inquiries/inquiries.ts";
 import { rejectInquiry, replyToInquiry } from "../inquiries/messages.ts";
 import { actingOffice, actingProvider, type Action, type AppDeps } from "../deps.ts";
@@ -72,13 +73,11 @@ export const proposalSchema = z.object({
 export type Proposal = z.infer<typeof proposalSchema>;
 
 /** Filters and paging of the office's proposal list. */
-export interface ProposalQuery {
+export interface ProposalQuery extends Paging {
   status?: ProposalStatus | undefined;
   objekt_id?: string | undefined;
   /** Only the proposals answering this inquiry (a malformed id answers `not_found`). */
   anfrage_id?: string | undefined;
-  page: number;
-  page_size: number;
 }
 
 /**
@@ -90,6 +89,7 @@ export async function listProposals(
   officeId: string,
   q: ProposalQuery,
 ): Promise<{ items: Proposal[]; total: number }> {
+  const { page_size, offset } = pageWindow(q);
   const listingId = await officeListingFilter(deps.db.kysely, officeId, q.objekt_id);
   return await listProposalRows(
     deps.db.kysely,
@@ -99,8 +99,8 @@ export async function listProposals(
       listingId,
       inquiryId: q.anfrage_id === undefined ? undefined : idOrNotFound(q.anfrage_id),
     },
-    q.page_size,
-    (q.page - 1) * q.page_size,
+    page_size,
+    offset,
   );
 }
 

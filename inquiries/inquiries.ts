@@ -29,6 +29,7 @@
  */
 import { officeListingFilter } from "../catalogue/office_listing_filter.ts";
 import { idOrNotFound } from "../ids.ts";
+import { pageWindow, type Paging } from "../paging.ts";
 import {
   accountContact,
   countInquiriesSince,
@@ -143,12 +144,6 @@ export interface InquiryThread extends InquirySummary {
 /** An inquiry of the office with its thread and where it came from. */
 export interface OfficeThread extends InquiryThread {
   channel: InquiryChannel;
-}
-
-/** Paging of a list (page ≥ 1, page_size 1–60). */
-export interface Paging {
-  page: number;
-  page_size: number;
 }
 
 /** The message body trimmed; `invalid_request` when empty or longer than {@linkcode MESSAGE_MAX}. */
@@ -332,13 +327,8 @@ async function listIn<T>(
   paging: Paging,
   view: (r: InquiryRow) => T,
 ): Promise<{ items: T[]; total: number }> {
-  const r = await listInquiryRows(
-    deps.db.kysely,
-    scope,
-    filter,
-    paging.page_size,
-    (paging.page - 1) * paging.page_size,
-  );
+  const { page_size, offset } = pageWindow(paging);
+  const r = await listInquiryRows(deps.db.kysely, scope, filter, page_size, offset);
   return { items: r.items.map(view), total: r.total };
 }
 

@@ -23,6 +23,7 @@ import { AppError } from "../errors.ts";
 import { SOCIAL_NETWORKS } from "../events/catalogue.ts";
 import { recordEvent } from "../events/outbox.ts";
 import { act, type Action, type AppDeps, SERVICE } from "../deps.ts";
+import { pageWindow, type Paging } from "../paging.ts";
 import { type InboundItem, readPayload } from "./payload.ts";
 import { signatureProblem, verifyTokenMatches } from "./signature.ts";
 
@@ -165,12 +166,10 @@ export function satzOf(item: { art: SocialArt; netz: SocialNetz }, listingId: st
 }
 
 /** Filter and page of {@linkcode listSocialMessages}. */
-export interface SocialMessageQuery {
+export interface SocialMessageQuery extends Paging {
   objekt_id?: string | undefined;
   netz?: SocialNetz | undefined;
   art?: SocialArt | undefined;
-  page: number;
-  page_size: number;
 }
 
 /** The office's entries, newest first; `not_found` for an `objekt_id` that is not a listing of the office. */
@@ -179,15 +178,13 @@ export async function listSocialMessages(
   officeId: string,
   q: SocialMessageQuery,
 ): Promise<{ items: SocialEntryRow[]; total: number }> {
+  const { page_size, offset } = pageWindow(q);
   const listingId = await officeListingFilter(deps.db.kysely, officeId, q.objekt_id);
   const { rows, total } = await listSocialEntries(
     deps.db,
     officeId,
     { listingId, netz: q.netz, art: q.art },
-    {
-      limit: q.page_size,
-      offset: (q.page - 1) * q.page_size,
-    },
+    { limit: page_size, offset },
   );
   return { items: rows, total };
 }
