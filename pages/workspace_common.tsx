@@ -19,9 +19,10 @@ import type { AppEnv } from "../routes/env.ts";
 import { sessionOf } from "./auth_calls.ts";
 import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
+import { csrfForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
-import { Layout } from "./layout.tsx";
-import { w, wordOf } from "./workspace_texts.ts";
+import { Layout, TableHead } from "./layout.tsx";
+import { w, wordOf, type WsKey } from "./workspace_texts.ts";
 
 /** The texts (workspace_texts.ts): the pages import them from here with the rest of the workspace. */
 export { isWsKey, w, wordOf, type WsKey } from "./workspace_texts.ts";
@@ -177,6 +178,33 @@ export async function attempt<T>(
   }
 }
 
+/** What a workspace form does once its form is read: the call, the form shown again, and where success leads. */
+export interface FormStep<T> {
+  /** The domain call (writes through {@linkcode memberAct}). */
+  run: () => Promise<T>;
+  /** The page shown again with a refusal (see {@linkcode attempt}). */
+  again: (p: FormProblem) => Response | Promise<Response>;
+  /** The address a success is sent on to (303). */
+  next: (done: T) => string;
+}
+
+/**
+ * A workspace form POST: the CSRF-checked form (else the 403 page) and the member go to `step`, which answers with
+ * a page of its own (a form it refuses before any call) or the {@linkcode FormStep} run under {@linkcode attempt}.
+ */
+export async function memberPost<T>(
+  ctx: PageCtx,
+  c: C,
+  step: (f: Record<string, string>, m: Member) => FormStep<T> | Response | Promise<Response>,
+): Promise<Response> {
+  const f = await csrfForm(ctx, c);
+  if (f instanceof Response) return f;
+  const s = await step(f, memberOf(c));
+  if (s instanceof Response) return s;
+  const done = await attempt(ctx, c, s.run, s.again);
+  return done instanceof Response ? done : c.redirect(s.next(done), 303);
+}
+
 /** The 429 page. */
 function tooMany(c: C) {
   const l = langOfRequest(c);
@@ -250,6 +278,42 @@ export function Pager(
       </span>
       {p.page < last && <a rel="next" href={href(p.page + 1)}>{w(p.l, "next")}</a>}
     </nav>
+  );
+}
+
+/** The status filter of a list: every status of `statuses` and "all", `status` chosen. */
+export function StatusFilter<S extends WsKey>(p: { l: Lang; statuses: readonly S[]; status: S | undefined }) {
+  return (
+    <div>
+      <label for="status">{w(p.l, "status")}</label>
+      <select id="status" name="status">
+        <option value="">{w(p.l, "all")}</option>
+        {p.statuses.map((s) => <Opt key={s} value={s} selected={s === p.status} label={w(p.l, s)} />)}
+      </select>
+    </div>
+  );
+}
+
+/** Above a list filtered to one listing: "Objekt: <its title> · Alle Objekte" (the list at `all` unfiltered). */
+export function OneListing(p: { l: Lang; objekt: string; title: string | null | undefined; all: string }) {
+  return (
+    <p>
+      {w(p.l, "listing")}: <a href={`${WORKSPACE}/objekte/${p.objekt}`}>{p.title ?? p.objekt}</a>
+      {" · "}
+      <a href={p.all}>{w(p.l, "allListings")}</a>
+    </p>
+  );
+}
+
+/** A table of the workspace in a `scroll` box (stacked rows on narrow screens): column titles, then the rows. */
+export function WsTable(p: { titles: string[]; class?: string; children?: Child }) {
+  return (
+    <div class={p.class ?? "scroll"}>
+      <table>
+        <TableHead titles={p.titles} />
+        <tbody>{p.children}</tbody>
+      </table>
+    </div>
   );
 }
 

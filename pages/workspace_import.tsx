@@ -13,7 +13,7 @@ import { langOfRequest, type PageCtx } from "./common.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
 import { errorPage } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
-import { CsrfField, TableHead } from "./layout.tsx";
+import { CsrfField } from "./layout.tsx";
 import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
@@ -25,6 +25,7 @@ import {
   wordOf,
   WORKSPACE,
   WsPage,
+  WsTable,
 } from "./workspace_common.tsx";
 
 type C = Context<AppEnv>;
@@ -110,19 +111,14 @@ function Report(p: { l: Lang; s: ImportSummary }) {
         <dd data-n="invalid">{decimal(s.invalid.length, l)}</dd>
       </dl>
       {s.invalid.length > 0 && (
-        <div class="scroll">
-          <table>
-            <TableHead titles={[w(l, "reference"), w(l, "invalid")]} />
-            <tbody>
-              {s.invalid.map((i) => (
-                <tr>
-                  <td>{i.objektnr_extern ?? `#${i.position}`}</td>
-                  <td>{i.reason}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <WsTable titles={[w(l, "reference"), w(l, "invalid")]}>
+          {s.invalid.map((i) => (
+            <tr>
+              <td>{i.objektnr_extern ?? `#${i.position}`}</td>
+              <td>{i.reason}</td>
+            </tr>
+          ))}
+        </WsTable>
       )}
       {s.not_published.length > 0 && (
         <p class="warning">

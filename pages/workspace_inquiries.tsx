@@ -3,7 +3,6 @@
  * one thread with the inquirer's details, reply and reject, and the agent's open drafts for it. Thin adapters over
  * `inquiries/inquiries.ts` and `agent/proposals.ts`, the functions of `reply_to_inquiry` and `reject_inquiry`.
  */
-import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import { listProposals } from "../agent/proposals.ts";
@@ -23,7 +22,7 @@ import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
-import { CsrfField, TableHead, Td } from "./layout.tsx";
+import { CsrfField, Td } from "./layout.tsx";
 import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
@@ -31,14 +30,17 @@ import {
   type FormProblem,
   memberAct,
   memberOf,
+  memberPost,
   notFound,
-  Opt,
+  OneListing,
   pageParam,
   Pager,
   Problem,
+  StatusFilter,
   w,
   WORKSPACE,
   WsPage,
+  WsTable,
 } from "./workspace_common.tsx";
 import { ProposalCards } from "./workspace_proposals.tsx";
 
@@ -81,26 +83,13 @@ async function listPage(ctx: PageCtx, c: C) {
   return c.html(
     <WsPage ctx={ctx} c={c} title={w(l, "inquiries")} at="inquiries">
       <form method="get" action={BASE} class="filters">
-        <div>
-          <label for="status">{w(l, "status")}</label>
-          <select id="status" name="status">
-            <option value="">{w(l, "all")}</option>
-            {INQUIRY_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
-          </select>
-        </div>
+        <StatusFilter l={l} statuses={INQUIRY_STATUSES} status={status} />
         {objekt && <input type="hidden" name="objekt" value={objekt} />}
         <div>
           <button type="submit">{w(l, "filter")}</button>
         </div>
       </form>
-      {objekt && (
-        <p>
-          {w(l, "listing")}:{" "}
-          <a href={`${WORKSPACE}/objekte/${objekt}`}>{r.items[0]?.listing_title ?? objekt}</a>
-          {" · "}
-          <a href={BASE}>{w(l, "allListings")}</a>
-        </p>
-      )}
+      {objekt && <OneListing l={l} objekt={objekt} title={r.items[0]?.listing_title} all={BASE} />}
       {r.total === 0 ? <p>{w(l, "none")}</p> : <InquiryRows l={l} items={r.items} />}
       <Pager l={l} base={BASE} query={query} page={page} total={r.total} size={PAGE_SIZE_DEFAULT} />
     </WsPage>,
@@ -120,35 +109,30 @@ export function InquiryRows(p: { l: Lang; items: OfficeInquiry[] }) {
   const { l } = p;
   const titles = [w(l, "inquirer"), w(l, "listing"), w(l, "source"), w(l, "status"), w(l, "lastActivity")];
   return (
-    <div class="scroll">
-      <table>
-        <TableHead titles={titles} />
-        <tbody>
-          {p.items.map((i) => (
-            <tr data-inquiry-id={i.id}>
-              <Td label={titles[0]!}>
-                <a href={`${BASE}/${i.id}`}>
-                  <strong data-name>{i.name ?? w(l, "seeker")}</strong>
-                </a>
-                {i.first_line && <div class="first-line" data-first-line>{i.first_line}</div>}
-              </Td>
-              <Td label={titles[1]!}>
-                <a href={`${WORKSPACE}/objekte/${i.listing_id}`}>{i.listing_title ?? w(l, "listing")}</a>
-              </Td>
-              <Td label={titles[2]!}>
-                <span data-channel={i.channel.kind}>{channelText(l, i.channel)}</span>
-              </Td>
-              <Td label={titles[3]!}>
-                <span data-status={i.status}>{w(l, i.status)}</span>
-              </Td>
-              <Td label={titles[4]!}>
-                {when(l, i.last_message_at)} ({decimal(i.message_count, l)})
-              </Td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <WsTable titles={titles}>
+      {p.items.map((i) => (
+        <tr data-inquiry-id={i.id}>
+          <Td label={titles[0]!}>
+            <a href={`${BASE}/${i.id}`}>
+              <strong data-name>{i.name ?? w(l, "seeker")}</strong>
+            </a>
+            {i.first_line && <div class="first-line" data-first-line>{i.first_line}</div>}
+          </Td>
+          <Td label={titles[1]!}>
+            <a href={`${WORKSPACE}/objekte/${i.listing_id}`}>{i.listing_title ?? w(l, "listing")}</a>
+          </Td>
+          <Td label={titles[2]!}>
+            <span data-channel={i.channel.kind}>{channelText(l, i.channel)}</span>
+          </Td>
+          <Td label={titles[3]!}>
+            <span data-status={i.status}>{w(l, i.status)}</span>
+          </Td>
+          <Td label={titles[4]!}>
+            {when(l, i.last_message_at)} ({decimal(i.message_count, l)})
+          </Td>
+        </tr>
+      ))}
+    </WsTable>
   );
 }
 
@@ -270,33 +254,23 @@ function Thread(
   );
 }
 
-async function reply(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
+function reply(ctx: PageCtx, c: C) {
   const id = c.req.param("id") ?? "";
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => replyToInquiry(a, id, f.message ?? "")),
-    (problem) => threadPage(ctx, c, problem, f),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(`${BASE}/${id.toLowerCase()}?ok=sent`, 303);
+  return memberPost(ctx, c, (f, m) => ({
+    run: () => memberAct(ctx, m, (a) => replyToInquiry(a, id, f.message ?? "")),
+    again: (problem) => threadPage(ctx, c, problem, f),
+    next: () => `${BASE}/${id.toLowerCase()}?ok=sent`,
+  }));
 }
 
-async function reject(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
+function reject(ctx: PageCtx, c: C) {
   const id = c.req.param("id") ?? "";
-  const text = (f.message ?? "").trim() === "" ? undefined : f.message;
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => rejectInquiry(a, id, text)),
-    (problem) => threadPage(ctx, c, problem, f),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(`${BASE}/${id.toLowerCase()}?ok=done`, 303);
+  return memberPost(ctx, c, (f, m) => {
+    const text = (f.message ?? "").trim() === "" ? undefined : f.message;
+    return {
+      run: () => memberAct(ctx, m, (a) => rejectInquiry(a, id, text)),
+      again: (problem) => threadPage(ctx, c, problem, f),
+      next: () => `${BASE}/${id.toLowerCase()}?ok=done`,
+    };
+  });
 }

@@ -4,7 +4,6 @@
  * report before anything is written. Thin adapters over `catalogue/stock.ts`, `documents/files.ts` and
  * `catalogue/openimmo_import.ts`, the functions of the stock, document and import MCP tools.
  */
-import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT, PROPERTY_TYPES, TRANSACTION_TYPES } from "../catalogue/listing.ts";
 import {
@@ -28,22 +27,25 @@ import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import type { Lang } from "./i18n.ts";
-import { CsrfField, TableHead } from "./layout.tsx";
+import { CsrfField } from "./layout.tsx";
 import {
   attempt,
   bad,
   type FormProblem,
   memberAct,
   memberOf,
+  memberPost,
   notFound,
   Opt,
   pageParam,
   Pager,
   Problem,
+  StatusFilter,
   w,
   WORKSPACE,
   type WsKey,
   WsPage,
+  WsTable,
 } from "./workspace_common.tsx";
 import { formDecimal, numberOfInput } from "../catalogue/german.ts";
 import { importRoutes, multipartForm } from "./workspace_import.tsx";
@@ -99,36 +101,27 @@ async function listPage(ctx: PageCtx, c: C) {
           <label for="q">{w(l, "search")}</label>
           <input id="q" name="q" type="search" maxlength={100} value={q} />
         </div>
-        <div>
-          <label for="status">{w(l, "status")}</label>
-          <select id="status" name="status">
-            <option value="">{w(l, "all")}</option>
-            {LISTING_STATUSES.map((s) => <Opt key={s} value={s} selected={s === status} label={w(l, s)} />)}
-          </select>
-        </div>
+        <StatusFilter l={l} statuses={LISTING_STATUSES} status={status} />
         <div>
           <button type="submit">{w(l, "filter")}</button>
         </div>
       </form>
-      {r.total === 0 ? <p>{w(l, "none")}</p> : (
-        <div class="scroll">
-          <table>
-            <TableHead titles={[w(l, "title"), w(l, "status"), w(l, "city"), w(l, "reference")]} />
-            <tbody>
-              {r.items.map((i) => (
-                <tr data-listing-id={i.id}>
-                  <td>
-                    <a href={`${BASE}/${i.id}`}>{i.title ?? "—"}</a>
-                  </td>
-                  <td data-status={i.status}>{w(l, i.status)}</td>
-                  <td>{[i.postal_code, i.city].filter(Boolean).join(" ") || "—"}</td>
-                  <td>{i.reference ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {r.total === 0
+        ? <p>{w(l, "none")}</p>
+        : (
+          <WsTable titles={[w(l, "title"), w(l, "status"), w(l, "city"), w(l, "reference")]}>
+            {r.items.map((i) => (
+              <tr data-listing-id={i.id}>
+                <td>
+                  <a href={`${BASE}/${i.id}`}>{i.title ?? "—"}</a>
+                </td>
+                <td data-status={i.status}>{w(l, i.status)}</td>
+                <td>{[i.postal_code, i.city].filter(Boolean).join(" ") || "—"}</td>
+                <td>{i.reference ?? ""}</td>
+              </tr>
+            ))}
+          </WsTable>
+        )}
       <Pager l={l} base={BASE} query={query} page={page} total={r.total} size={PAGE_SIZE_DEFAULT} />
     </WsPage>,
   );
@@ -293,62 +286,53 @@ function fieldsOf(f: Record<string, string>): ListingFields | FormProblem {
   return wrong.length > 0 || !parsed.success ? { fields: [...new Set(wrong)] } : parsed.data;
 }
 
-async function create(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const fields = fieldsOf(f);
-  if ("fields" in fields && Array.isArray(fields.fields)) return await editPage(ctx, c, undefined, fields, f);
-  const made = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => createListing(a, fields as ListingFields)),
-    (problem) => editPage(ctx, c, undefined, problem, f),
-  );
-  if (made instanceof Response) return made;
-  return c.redirect(`${BASE}/${made.id}?ok=saved`, 303);
-}
+/** Where a saved listing's form leads: its page with the "saved" notice. */
+const savedPage = (x: OfficeListing) => `${BASE}/${x.id}?ok=saved`;
 
-async function save(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const id = c.req.param("id") ?? "";
-  const fields = fieldsOf(f);
-  if ("fields" in fields && Array.isArray(fields.fields)) {
-    return await againWith(ctx, c, id, (current) => editPage(ctx, c, current, fields, f));
-  }
-  // The listing is read only to show the form again: updateListing answers not_found itself. A status button saves
-  // the edits and changes the status in one action: a refused change (publish with fields missing) keeps neither,
-  // and the form is shown again with what was sent.
-  const saved = await attempt(
-    ctx,
-    c,
-    () =>
-      memberAct(ctx, m, async (a) => {
-        const done = await updateListing(a, id, fields as ListingFields);
-        return f.aktion ? await statusChange(a, id, f.aktion) : done;
-      }),
-    (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
-  );
-  if (saved instanceof Response) return saved;
-  return c.redirect(`${BASE}/${saved.id}?ok=saved`, 303);
-}
-
-async function changeStatus(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const id = c.req.param("id") ?? "";
-  const done = await attempt(ctx, c, async () => {
-    await getOfficeListing(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
-    return await memberAct(ctx, m, (a) => statusChange(a, id, f.aktion ?? ""));
-  }, async (problem) => {
-    const current = await getOfficeListing(ctx.deps.db, m.officeId, id);
-    return await editPage(ctx, c, current, problem);
+function create(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => {
+    const fields = fieldsOf(f);
+    if ("fields" in fields && Array.isArray(fields.fields)) return editPage(ctx, c, undefined, fields, f);
+    return {
+      run: () => memberAct(ctx, m, (a) => createListing(a, fields as ListingFields)),
+      again: (problem) => editPage(ctx, c, undefined, problem, f),
+      next: savedPage,
+    };
   });
-  if (done instanceof Response) return done;
-  return c.redirect(`${BASE}/${done.id}?ok=saved`, 303);
+}
+
+function save(ctx: PageCtx, c: C) {
+  const id = c.req.param("id") ?? "";
+  return memberPost(ctx, c, (f, m) => {
+    const fields = fieldsOf(f);
+    if ("fields" in fields && Array.isArray(fields.fields)) {
+      return againWith(ctx, c, id, (current) => editPage(ctx, c, current, fields, f));
+    }
+    // The listing is read only to show the form again: updateListing answers not_found itself. A status button
+    // saves the edits and changes the status in one action: a refused change (publish with fields missing) keeps
+    // neither, and the form is shown again with what was sent.
+    return {
+      run: () =>
+        memberAct(ctx, m, async (a) => {
+          const done = await updateListing(a, id, fields as ListingFields);
+          return f.aktion ? await statusChange(a, id, f.aktion) : done;
+        }),
+      again: (problem) => againWith(ctx, c, id, (current) => editPage(ctx, c, current, problem, f)),
+      next: savedPage,
+    };
+  });
+}
+
+function changeStatus(ctx: PageCtx, c: C) {
+  const id = c.req.param("id") ?? "";
+  return memberPost(ctx, c, (f, m) => ({
+    run: async () => {
+      await getOfficeListing(ctx.deps.db, m.officeId, id); // an unknown listing stays a 404 whatever the action
+      return await memberAct(ctx, m, (a) => statusChange(a, id, f.aktion ?? ""));
+    },
+    again: async (problem) => editPage(ctx, c, await getOfficeListing(ctx.deps.db, m.officeId, id), problem),
+    next: savedPage,
+  }));
 }
 
 /** The status change `aktion` (publish, reserve, withdraw) of listing `id` in action `a`; else `invalid_request`. */

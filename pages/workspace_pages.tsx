@@ -69,51 +69,38 @@ async function overview(ctx: PageCtx, c: C) {
           </a>
         ))}
       </div>
-      <Section
-        l={l}
-        id="inquiries"
-        title="openInquiries"
-        total={inquiries.total}
-        more={`${WORKSPACE}/anfragen?status=open`}
-      >
+      <Section l={l} id="inquiries" total={inquiries.total}>
         <InquiryRows l={l} items={inquiries.items} />
       </Section>
-      <Section
-        l={l}
-        id="proposals"
-        title="openProposals"
-        total={proposals.total}
-        more={`${WORKSPACE}/vorschlaege`}
-      >
+      <Section l={l} id="proposals" total={proposals.total}>
         <ProposalCards ctx={ctx} c={c} items={proposals.items} titles={titles} back={WORKSPACE} />
       </Section>
-      <Section l={l} id="viewings" title="nextViewings" total={slots.total} more={`${WORKSPACE}/termine`}>
+      <Section l={l} id="viewings" total={slots.total}>
         <SlotRows ctx={ctx} c={c} items={slots.items} titles={titles} back={WORKSPACE} withForms={false} />
       </Section>
     </WsPage>,
   );
 }
 
-function Section(
-  p: {
-    l: Lang;
-    id: string;
-    title: "openInquiries" | "openProposals" | "nextViewings";
-    total: number;
-    more: string;
-    children?: unknown;
-  },
-) {
+/** The overview's sections by id: their heading and the page that lists all of their kind. */
+const SECTIONS = {
+  inquiries: { title: "openInquiries", more: `${WORKSPACE}/anfragen?status=open` },
+  proposals: { title: "openProposals", more: `${WORKSPACE}/vorschlaege` },
+  viewings: { title: "nextViewings", more: `${WORKSPACE}/termine` },
+} as const;
+
+function Section(p: { l: Lang; id: keyof typeof SECTIONS; total: number; children?: unknown }) {
+  const { title, more } = SECTIONS[p.id];
   return (
     <section aria-labelledby={`h-${p.id}`}>
       <h2 id={`h-${p.id}`}>
-        {w(p.l, p.title)} <span data-count={p.id}>({decimal(p.total, p.l)})</span>
+        {w(p.l, title)} <span data-count={p.id}>({decimal(p.total, p.l)})</span>
       </h2>
       {p.total === 0 ? <p>{w(p.l, "none")}</p> : (
         <>
           {p.children}
           <p>
-            <a href={p.more}>{w(p.l, "showAll")}</a>
+            <a href={more}>{w(p.l, "showAll")}</a>
           </p>
         </>
       )}

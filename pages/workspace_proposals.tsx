@@ -3,7 +3,6 @@
  * rejections, property changes read from documents) with approve, edit and approve, discard; and the office's
  * templates of drafts. Thin adapters over `agent/proposals.ts`, the functions of the proposal MCP tools.
  */
-import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import {
   approveProposal,
@@ -24,12 +23,12 @@ import { officeListingTitles } from "../catalogue/office_listings.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
-import { CsrfField, TableHead } from "./layout.tsx";
+import { CsrfField } from "./layout.tsx";
 import {
-  attempt,
   type FormProblem,
   memberAct,
   memberOf,
+  memberPost,
   pageParam,
   Pager,
   Problem,
@@ -37,6 +36,7 @@ import {
   wordOf,
   WORKSPACE,
   WsPage,
+  WsTable,
 } from "./workspace_common.tsx";
 
 type C = Context<AppEnv>;
@@ -148,30 +148,25 @@ export function ProposalCards(
 function Changes(p: { l: "de" | "en"; v: Proposal }) {
   const { l, v } = p;
   return (
-    <div class="scroll">
-      <table>
-        <TableHead titles={[w(l, "field"), w(l, "oldValue"), w(l, "newValue")]} />
-        <tbody>
-          {Object.entries(v.aenderungen ?? {}).map(([field, c]) => (
-            <tr>
-              <td>
-                <label for={`neu-${v.vorschlag_id}-${field}`}>{wordOf(l, field)}</label>
-              </td>
-              <td>{typeof c.alt === "number" ? decimal(c.alt, l) : c.alt ?? "—"}</td>
-              <td>
-                <input
-                  id={`neu-${v.vorschlag_id}-${field}`}
-                  name={`neu.${field}`}
-                  type="text"
-                  inputmode="decimal"
-                  value={typeof c.neu === "number" ? formDecimal(c.neu, l) : c.neu ?? ""}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <WsTable titles={[w(l, "field"), w(l, "oldValue"), w(l, "newValue")]}>
+      {Object.entries(v.aenderungen ?? {}).map(([field, c]) => (
+        <tr>
+          <td>
+            <label for={`neu-${v.vorschlag_id}-${field}`}>{wordOf(l, field)}</label>
+          </td>
+          <td>{typeof c.alt === "number" ? decimal(c.alt, l) : c.alt ?? "—"}</td>
+          <td>
+            <input
+              id={`neu-${v.vorschlag_id}-${field}`}
+              name={`neu.${field}`}
+              type="text"
+              inputmode="decimal"
+              value={typeof c.neu === "number" ? formDecimal(c.neu, l) : c.neu ?? ""}
+            />
+          </td>
+        </tr>
+      ))}
+    </WsTable>
   );
 }
 
@@ -198,48 +193,37 @@ function editOf(v: Proposal, f: Record<string, string>): ProposalEdit | undefine
   return Object.keys(changed).length === 0 ? undefined : { aenderungen: changed };
 }
 
-async function approve(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
+function approve(ctx: PageCtx, c: C) {
   const id = c.req.param("id") ?? "";
-  const done = await attempt(ctx, c, async () => {
-    const v = await getProposal(ctx.deps, m.officeId, id);
-    return await memberAct(ctx, m, (a) => approveProposal(a, id, editOf(v, f)));
-  }, (problem) => listPage(ctx, c, problem));
-  if (done instanceof Response) return done;
-  return c.redirect(withOk(backOf(f.zurueck), "sent"), 303);
+  return memberPost(ctx, c, (f, m) => ({
+    run: async () => {
+      const v = await getProposal(ctx.deps, m.officeId, id);
+      return await memberAct(ctx, m, (a) => approveProposal(a, id, editOf(v, f)));
+    },
+    again: (problem) => listPage(ctx, c, problem),
+    next: () => withOk(backOf(f.zurueck), "sent"),
+  }));
 }
 
-async function discard(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => discardProposal(a, c.req.param("id") ?? "")),
-    (problem) => listPage(ctx, c, problem),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(withOk(backOf(f.zurueck), "done"), 303);
+function discard(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => ({
+    run: () => memberAct(ctx, m, (a) => discardProposal(a, c.req.param("id") ?? "")),
+    again: (problem) => listPage(ctx, c, problem),
+    next: () => withOk(backOf(f.zurueck), "done"),
+  }));
 }
 
-async function saveTemplate(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const art = TEMPLATE_KINDS.find((k) => k === f.art);
-  if (!art) return await listPage(ctx, c, { fields: ["art"] });
-  const text = f.aktion === "zuruecksetzen" ? null : f.text ?? "";
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => setTemplate(a, art, text)),
-    () => listPage(ctx, c, { fields: [`template-${art}`] }),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?ok=saved#templates`, 303);
+function saveTemplate(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => {
+    const art = TEMPLATE_KINDS.find((k) => k === f.art);
+    if (!art) return listPage(ctx, c, { fields: ["art"] });
+    const text = f.aktion === "zuruecksetzen" ? null : f.text ?? "";
+    return {
+      run: () => memberAct(ctx, m, (a) => setTemplate(a, art, text)),
+      again: () => listPage(ctx, c, { fields: [`template-${art}`] }),
+      next: () => `${BASE}?ok=saved#templates`,
+    };
+  });
 }
 
 function withOk(url: string, ok: string): string {

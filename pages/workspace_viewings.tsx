@@ -3,7 +3,6 @@
  * them; creating several slots at once, moving and cancelling one. Thin adapters over `viewings/viewings.ts`, the
  * functions of `create_viewing_slots`, `list_viewings`, `move_viewing_slot` and `cancel_viewing_slot`.
  */
-import { csrfForm } from "./form_checks.tsx";
 import type { Context, Hono } from "hono";
 import { PAGE_SIZE_DEFAULT } from "../catalogue/listing.ts";
 import { nowOf } from "../deps.ts";
@@ -27,7 +26,7 @@ import {
 import { langOfRequest, type PageCtx, when } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { berlinIso, berlinParts } from "./berlin_time.ts";
-import { CsrfField, TableHead, Td } from "./layout.tsx";
+import { CsrfField, Td } from "./layout.tsx";
 import { decimal } from "../catalogue/german.ts";
 import {
   attempt,
@@ -35,7 +34,9 @@ import {
   type FormProblem,
   memberAct,
   memberOf,
+  memberPost,
   notFound,
+  OneListing,
   pageParam,
   Pager,
   Problem,
@@ -44,6 +45,7 @@ import {
   WORKSPACE,
   type WsKey,
   WsPage,
+  WsTable,
 } from "./workspace_common.tsx";
 
 type C = Context<AppEnv>;
@@ -82,14 +84,7 @@ async function listPage(ctx: PageCtx, c: C, problem?: FormProblem, kept: Record<
     <WsPage ctx={ctx} c={c} title={w(l, "slots")} at="viewings">
       <Problem l={l} problem={problem} />
       {objekt
-        ? (
-          <p>
-            {w(l, "listing")}:{" "}
-            <a href={`${WORKSPACE}/objekte/${objekt}`}>{titles.get(objekt.toLowerCase()) ?? objekt}</a>
-            {" · "}
-            <a href={BASE}>{w(l, "allListings")}</a>
-          </p>
-        )
+        ? <OneListing l={l} objekt={objekt} title={titles.get(objekt.toLowerCase())} all={BASE} />
         : <p>{w(l, "chooseListing")}</p>}
       {objekt && (
         <form method="post" action={`${BASE}/neu`}>
@@ -164,50 +159,45 @@ export function SlotRows(
   const csrf = csrfToken(p.c, p.ctx.secure);
   const titles = [w(l, "when"), w(l, "listing"), w(l, "booked"), w(l, "bookedBy"), ""];
   return (
-    <div class="scroll slots">
-      <table>
-        <TableHead titles={titles} />
-        <tbody>
-          {p.items.map((s) => (
-            <tr data-slot-id={s.id} data-status={s.status}>
-              <Td label={titles[0]!}>
-                <span class="when">{when(l, s.start)} – {berlinParts(s.end).time}</span>
-                {s.status === "cancelled" && <span class="badge">{w(l, "cancelled")}</span>}
-              </Td>
-              <Td label={titles[1]!}>
-                <a href={`${WORKSPACE}/objekte/${s.listing_id}`}>
-                  {p.titles.get(s.listing_id) ?? w(l, "listing")}
+    <WsTable titles={titles} class="scroll slots">
+      {p.items.map((s) => (
+        <tr data-slot-id={s.id} data-status={s.status}>
+          <Td label={titles[0]!}>
+            <span class="when">{when(l, s.start)} – {berlinParts(s.end).time}</span>
+            {s.status === "cancelled" && <span class="badge">{w(l, "cancelled")}</span>}
+          </Td>
+          <Td label={titles[1]!}>
+            <a href={`${WORKSPACE}/objekte/${s.listing_id}`}>
+              {p.titles.get(s.listing_id) ?? w(l, "listing")}
+            </a>
+          </Td>
+          <Td label={titles[2]!}>
+            {decimal(s.booked, l)}/{decimal(s.places, l)}
+          </Td>
+          <Td label={titles[3]!}>
+            {s.bookings.length === 0 && "—"}
+            {s.bookings.map((b, i) => (
+              <>
+                {i > 0 && ", "}
+                <a data-booking-id={b.id} href={`${WORKSPACE}/anfragen/${b.inquiry_id}`}>
+                  {b.name ?? w(l, "seeker")}
                 </a>
-              </Td>
-              <Td label={titles[2]!}>
-                {decimal(s.booked, l)}/{decimal(s.places, l)}
-              </Td>
-              <Td label={titles[3]!}>
-                {s.bookings.length === 0 && "—"}
-                {s.bookings.map((b, i) => (
-                  <>
-                    {i > 0 && ", "}
-                    <a data-booking-id={b.id} href={`${WORKSPACE}/anfragen/${b.inquiry_id}`}>
-                      {b.name ?? w(l, "seeker")}
-                    </a>
-                  </>
-                ))}
-              </Td>
-              <td>
-                {p.withForms && s.status === "open" && (
-                  <SlotForms
-                    l={l}
-                    s={s}
-                    csrf={csrf}
-                    objekt={p.objekt}
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              </>
+            ))}
+          </Td>
+          <td>
+            {p.withForms && s.status === "open" && (
+              <SlotForms
+                l={l}
+                s={s}
+                csrf={csrf}
+                objekt={p.objekt}
+              />
+            )}
+          </td>
+        </tr>
+      ))}
+    </WsTable>
   );
 }
 
@@ -283,53 +273,40 @@ function ofCreateForm(problem: FormProblem): FormProblem {
   return { ...problem, fields: problem.fields.map(name), reasons: Object.fromEntries(reasons) };
 }
 
-async function create(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const slots = slotsOf(f);
-  if (!Array.isArray(slots)) return await listPage(ctx, c, slots, f);
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => createViewingSlots(a, f.objekt ?? "", slots)),
-    (problem) => listPage(ctx, c, ofCreateForm(problem), f),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(`${BASE}?objekt=${done.listing_id}&ok=saved`, 303);
+function create(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => {
+    const slots = slotsOf(f);
+    if (!Array.isArray(slots)) return listPage(ctx, c, slots, f);
+    return {
+      run: () => memberAct(ctx, m, (a) => createViewingSlots(a, f.objekt ?? "", slots)),
+      again: (problem) => listPage(ctx, c, ofCreateForm(problem), f),
+      next: (done: { listing_id: string }) => `${BASE}?objekt=${done.listing_id}&ok=saved`,
+    };
+  });
 }
 
-async function move(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const start = berlinIso(f.date ?? "", f.start ?? "");
-  const end = berlinIso(f.date ?? "", f.end ?? "");
-  const fields = [...(start === undefined ? ["start"] : []), ...(end === undefined ? ["end"] : [])];
-  const reasons = Object.fromEntries(fields.map((x) => [x, "not_a_timestamp" as const]));
-  if (fields.length > 0) return await listPage(ctx, c, { fields, reasons }, kept(f));
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => moveViewingSlot(a, c.req.param("id") ?? "", { start: start!, end: end! })),
-    (problem) => listPage(ctx, c, problem, kept(f)),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(backTo(f, "saved"), 303);
+function move(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => {
+    const start = berlinIso(f.date ?? "", f.start ?? "");
+    const end = berlinIso(f.date ?? "", f.end ?? "");
+    const fields = [...(start === undefined ? ["start"] : []), ...(end === undefined ? ["end"] : [])];
+    const reasons = Object.fromEntries(fields.map((x) => [x, "not_a_timestamp" as const]));
+    if (fields.length > 0) return listPage(ctx, c, { fields, reasons }, kept(f));
+    return {
+      run: () =>
+        memberAct(ctx, m, (a) => moveViewingSlot(a, c.req.param("id") ?? "", { start: start!, end: end! })),
+      again: (problem) => listPage(ctx, c, problem, kept(f)),
+      next: () => backTo(f, "saved"),
+    };
+  });
 }
 
-async function cancel(ctx: PageCtx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const m = memberOf(c);
-  const done = await attempt(
-    ctx,
-    c,
-    () => memberAct(ctx, m, (a) => cancelViewingSlot(a, c.req.param("id") ?? "")),
-    (problem) => listPage(ctx, c, problem, kept(f)),
-  );
-  if (done instanceof Response) return done;
-  return c.redirect(backTo(f, "done"), 303);
+function cancel(ctx: PageCtx, c: C) {
+  return memberPost(ctx, c, (f, m) => ({
+    run: () => memberAct(ctx, m, (a) => cancelViewingSlot(a, c.req.param("id") ?? "")),
+    again: (problem) => listPage(ctx, c, problem, kept(f)),
+    next: () => backTo(f, "done"),
+  }));
 }
 
 /** The listing a move or cancel form came from (a valid id only), to show its list again. */
