@@ -10,9 +10,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { RESET_PAGE } from "../auth/account_mail.ts";
 import {
-  accountAddress,
   passwordAcceptable,
-  plausibleAddress,
   requestPasswordReset,
   resetPassword,
   resetTokenUsable,
@@ -24,7 +22,8 @@ import { langOfRequest, type PageCtx, pageMiddleware } from "./common.ts";
 import { csrfToken } from "./csrf.ts";
 import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { t } from "./i18n.ts";
-import { AccountEmailField, CsrfField, Layout } from "./layout.tsx";
+import { CsrfField, Layout } from "./layout.tsx";
+import { HaveAccountLink, type LinkAnswer, mailLinkRequest, NewLinkForm } from "./ui_account.tsx";
 import { FORGOT_PAGE } from "./sign_in_pages.tsx";
 
 type C = Context<AppEnv>;
@@ -47,7 +46,7 @@ export function passwordPageRoutes(ctx: PageCtx): Hono<AppEnv> {
 function forgotPage(
   ctx: Ctx,
   c: C,
-  p: { error?: PageMsg; notice?: PageMsg; email?: string; invalidLink?: boolean },
+  p: LinkAnswer & { invalidLink?: boolean },
 ) {
   const l = langOfRequest(c);
   const status = p.invalidLink || p.error === "invalidForm" ? 400 : p.error ? 429 : 200;
@@ -58,30 +57,19 @@ function forgotPage(
       {p.notice ? <p class="notice" role="status">{pageText(l, p.notice)}</p> : (
         <>
           {!p.invalidLink && <p>{accountText(l, "forgotIntro")}</p>}
-          <form method="post" action={FORGOT_PAGE}>
-            <CsrfField token={csrfToken(c, ctx.secure)} />
-            <AccountEmailField lang={l} value={p.email} />
-            <button type="submit">{accountText(l, "sendNewLink")}</button>
-          </form>
+          <NewLinkForm l={l} action={FORGOT_PAGE} csrf={csrfToken(c, ctx.secure)} email={p.email} />
         </>
       )}
-      <p>
-        <a href={LOGIN_PAGE}>{t(l, "haveAccount")}</a>
-      </p>
+      <HaveAccountLink l={l} />
     </Layout>,
     status,
   );
 }
 
 /** `POST /passwort-vergessen`: the same answer for every well-formed address, unless its limit is reached. */
-async function forgot(ctx: Ctx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const email = accountAddress(f.email);
-  if (!plausibleAddress(email)) return forgotPage(ctx, c, { error: "invalidForm", email });
-  const sent = await requestPasswordReset({ auth: ctx.auth, buckets: ctx.deps.buckets }, email);
-  if (sent === "limited") return forgotPage(ctx, c, { error: "mailLimited", email });
-  return forgotPage(ctx, c, { notice: "forgotDone" });
+function forgot(ctx: Ctx, c: C) {
+  const send = (email: string) => requestPasswordReset({ auth: ctx.auth, buckets: ctx.deps.buckets }, email);
+  return mailLinkRequest(ctx, c, send, (answer) => forgotPage(ctx, c, answer), "forgotDone");
 }
 
 // --- setting the new password --------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import { csrfToken } from "./csrf.ts";
 import { csrfForm, PasswordInput } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
 import { AccountEmailField, CsrfField, Layout } from "./layout.tsx";
+import { HaveAccountLink, type LinkAnswer, mailLinkRequest, NewLinkForm } from "./ui_account.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -198,9 +199,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
             <button type="submit">{t(l, "signUp")}</button>
           </form>
         )}
-      <p>
-        <a href={LOGIN_PAGE}>{t(l, "haveAccount")}</a>
-      </p>
+      <HaveAccountLink l={l} />
     </Layout>,
     p.error ? 400 : 200,
   );
@@ -255,17 +254,11 @@ function invalidVerifyLinkPage(ctx: Ctx, c: C) {
 }
 
 function ResendForm(p: { ctx: Ctx; c: C; l: Lang; email?: string }) {
-  return (
-    <form method="post" action={RESEND_PAGE}>
-      <CsrfField token={csrfToken(p.c, p.ctx.secure)} />
-      <AccountEmailField lang={p.l} value={p.email} />
-      <button type="submit">{accountText(p.l, "sendNewLink")}</button>
-    </form>
-  );
+  return <NewLinkForm l={p.l} action={RESEND_PAGE} csrf={csrfToken(p.c, p.ctx.secure)} email={p.email} />;
 }
 
 /** `GET /bestaetigung-anfordern` and the answers of its form. */
-function resendPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; email?: string }) {
+function resendPage(ctx: Ctx, c: C, p: LinkAnswer) {
   const l = langOfRequest(c);
   const status = p.error === "mailLimited" ? 429 : p.error ? 400 : 200;
   return c.html(
@@ -274,21 +267,14 @@ function resendPage(ctx: Ctx, c: C, p: { error?: PageMsg; notice?: PageMsg; emai
       {p.notice
         ? <p class="notice" role="status">{pageText(l, p.notice)}</p>
         : <ResendForm ctx={ctx} c={c} l={l} email={p.email ?? ""} />}
-      <p>
-        <a href={LOGIN_PAGE}>{t(l, "haveAccount")}</a>
-      </p>
+      <HaveAccountLink l={l} />
     </Layout>,
     status,
   );
 }
 
 /** `POST /bestaetigung-anfordern`: the same answer whether or not the address has an account to confirm. */
-async function resend(ctx: Ctx, c: C) {
-  const f = await csrfForm(ctx, c);
-  if (f instanceof Response) return f;
-  const email = accountAddress(f.email);
-  if (!plausibleAddress(email)) return resendPage(ctx, c, { error: "invalidForm", email });
-  const sent = await requestVerificationMail(recoveryDeps(ctx), email);
-  if (sent === "limited") return resendPage(ctx, c, { error: "mailLimited", email });
-  return resendPage(ctx, c, { notice: "resendDone" });
+function resend(ctx: Ctx, c: C) {
+  const send = (email: string) => requestVerificationMail(recoveryDeps(ctx), email);
+  return mailLinkRequest(ctx, c, send, (answer) => resendPage(ctx, c, answer), "resendDone");
 }
