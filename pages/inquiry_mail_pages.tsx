@@ -23,11 +23,12 @@ import {
 import { STOP_PATH } from "../inquiries/inquiry_address.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, pageAct, type PageCtx } from "./common.ts";
-import { csrfToken, originOk } from "./csrf.ts";
+import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, Layout } from "./layout.tsx";
 import { sessionOf } from "./auth_calls.ts";
+import { stopByLink, StopForm, type StopOutcome } from "./ui_stop_link.tsx";
 
 type C = Context<AppEnv>;
 
@@ -103,21 +104,20 @@ async function stopPage(ctx: PageCtx, c: C) {
   return c.html(
     <Layout lang={l} title={tx(l, "stopTitle")}>
       <p>{tx(l, "stopAsk")}</p>
-      {/* No CSRF token: the one-click stop POST takes none (the token in the link authorises it). */}
-      <form method="post" action={`${STOP_PATH}/${ref}`}>
-        <button type="submit">{tx(l, "stopButton")}</button>
-      </form>
+      <StopForm action={`${STOP_PATH}/${ref}`} label={tx(l, "stopButton")} />
     </Layout>,
   );
 }
 
-async function stop(ctx: PageCtx, c: C) {
-  if (!originOk(c, ctx.deps.config.baseUrl)) return messagePage(c, "stopTitle", "badOrigin", 403);
-  const ref = c.req.param("ref") ?? "";
-  if (!await pageAct(ctx, { kind: "guest" }, (a) => stopMailsByLink(a, ref))) {
-    return messagePage(c, "notFoundTitle", "notFound", 404);
-  }
-  return messagePage(c, "stopTitle", "stopped", 200);
+/** The answer pages of the stop POST, by outcome: title, text and status. */
+const STOP_ANSWERS: Record<StopOutcome, [Key, Key, 200 | 403 | 404]> = {
+  badOrigin: ["stopTitle", "badOrigin", 403],
+  unknownLink: ["notFoundTitle", "notFound", 404],
+  stopped: ["stopTitle", "stopped", 200],
+};
+
+function stop(ctx: PageCtx, c: C) {
+  return stopByLink(ctx, c, stopMailsByLink, (outcome) => messagePage(c, ...STOP_ANSWERS[outcome]));
 }
 
 async function settingsPage(ctx: PageCtx, c: C, state: { saved?: boolean; error?: boolean }) {

@@ -43,12 +43,13 @@ import {
 } from "../searches/search_alerts.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { langOfRequest, pageAct, type PageCtx, queryOf } from "./common.ts";
-import { csrfToken, originOk } from "./csrf.ts";
+import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 import { type Person, personOf } from "./page_person.tsx";
 import { alertWords, filtersInWords, type SavedSearchKey, st } from "./saved_search_texts.ts";
+import { stopByLink, StopForm, type StopOutcome } from "./ui_stop_link.tsx";
 
 type C = Context<AppEnv>;
 
@@ -387,19 +388,23 @@ async function stopPage(ctx: PageCtx, c: C) {
           <strong>{search.name}</strong>
         </p>
       )}
-      {/* No CSRF token: the one-click stop POST takes none (the token in the link authorises it). */}
-      <form method="post" action={`${ALERT_STOP_PATH}/${ref}`}>
-        <button type="submit">{st(l, "stopButton")}</button>
-      </form>
+      <StopForm action={`${ALERT_STOP_PATH}/${ref}`} label={st(l, "stopButton")} />
     </Layout>,
   );
 }
 
-async function stop(ctx: PageCtx, c: C) {
-  if (!originOk(c, ctx.deps.config.baseUrl)) return message(ctx, c, undefined, "badOrigin", 403);
-  const ref = c.req.param("ref") ?? "";
-  if (!await pageAct(ctx, { kind: "guest" }, (a) => stopAlertByLink(a, ref))) {
-    return message(ctx, c, undefined, "linkInvalid", 404);
-  }
-  return message(ctx, c, undefined, "stopped", 200);
+/** The answer of the stop POST, by outcome: its text and status. */
+const STOP_ANSWERS: Record<StopOutcome, [SavedSearchKey, 200 | 403 | 404]> = {
+  badOrigin: ["badOrigin", 403],
+  unknownLink: ["linkInvalid", 404],
+  stopped: ["stopped", 200],
+};
+
+function stop(ctx: PageCtx, c: C) {
+  return stopByLink(
+    ctx,
+    c,
+    stopAlertByLink,
+    (outcome) => message(ctx, c, undefined, ...STOP_ANSWERS[outcome]),
+  );
 }
