@@ -16,6 +16,7 @@ import {
   listSeekerInquiries,
   MESSAGE_MAX,
 } from "../inquiries/inquiries.ts";
+import { MessageField } from "./ui_forms.tsx";
 import { sendSeekerMessage } from "../inquiries/messages.ts";
 import type { AppEnv } from "../routes/env.ts";
 import { csrfOk, csrfToken } from "./csrf.ts";
@@ -169,19 +170,14 @@ async function threadPage(ctx: PageCtx, c: C, state: ThreadState) {
         : (
           <form method="post" action={`/konto/anfragen/${thread.id}#${WRITE_AGAIN_ID}`}>
             <CsrfField token={csrf} />
-            <label for="message">{t(l, "message")}</label>
-            <textarea
-              id="message"
-              name="message"
+            <MessageField
+              label={t(l, "message")}
               rows={5}
-              required
-              maxlength={MESSAGE_MAX}
-              {...(state.error === "messageInvalid"
+              value={state.body}
+              marks={state.error === "messageInvalid"
                 ? { "aria-invalid": "true", "aria-describedby": WRITE_ERROR_ID }
-                : {})}
-            >
-              {state.body ?? ""}
-            </textarea>
+                : {}}
+            />
             <button type="submit">{t(l, "sendMessage")}</button>
           </form>
         )}

@@ -7,7 +7,8 @@ import { perSqmLabel } from "./search_texts.ts";
 import { type Listing } from "../catalogue/listing.ts";
 import { getPublicListing } from "../catalogue/search.ts";
 import { AppError } from "../errors.ts";
-import { type Inquirer, MESSAGE_MAX, sendInquiry } from "../inquiries/inquiries.ts";
+import { type Inquirer, sendInquiry } from "../inquiries/inquiries.ts";
+import { MessageField } from "./ui_forms.tsx";
 import type { AppEnv } from "../routes/env.ts";
 import { type BaselineAnswer, locationBaselineOf } from "../valuation/baseline.ts";
 import { listingBaselineRequest } from "../valuation/input.ts";
@@ -144,6 +145,13 @@ function MapLink(p: { l: Lang; listing: Listing }) {
   );
 }
 
+/** The contact fields of a guest's inquiry: label, input type, whether required, longest value. */
+const CONTACT_INPUTS = [
+  { id: "name", label: "name", type: "text", required: true, maxlength: 200 },
+  { id: "email", label: "email", type: "email", required: true, maxlength: 320 },
+  { id: "phone", label: "phoneOptional", type: "tel", required: false, maxlength: 50 },
+] as const;
+
 function InquiryForm(
   p: { l: Lang; listing: Listing; person: Person | undefined; csrf: string; state: InquiryState },
 ) {
@@ -168,41 +176,23 @@ function InquiryForm(
         : (
           <>
             <p>{t(l, "anonymousNote")}</p>
-            <label for="name">{t(l, "name")}</label>
-            <input
-              id="name"
-              name="name"
-              type="text"
-              required
-              maxlength={200}
-              value={v.name ?? ""}
-              {...marks("name")}
-            />
-            <label for="email">{t(l, "email")}</label>
-            <input
-              id="email"
-              name="email"
-              type="email"
-              required
-              maxlength={320}
-              value={v.email ?? ""}
-              {...marks("email")}
-            />
-            <label for="phone">{t(l, "phoneOptional")}</label>
-            <input
-              id="phone"
-              name="phone"
-              type="tel"
-              maxlength={50}
-              value={v.phone ?? ""}
-              {...marks("phone")}
-            />
+            {CONTACT_INPUTS.map((x) => (
+              <>
+                <label for={x.id}>{t(l, x.label)}</label>
+                <input
+                  id={x.id}
+                  name={x.id}
+                  type={x.type}
+                  required={x.required}
+                  maxlength={x.maxlength}
+                  value={v[x.id] ?? ""}
+                  {...marks(x.id)}
+                />
+              </>
+            ))}
           </>
         )}
-      <label for="message">{t(l, "message")}</label>
-      <textarea id="message" name="message" rows={6} required maxlength={MESSAGE_MAX} {...marks("message")}>
-        {v.message ?? ""}
-      </textarea>
+      <MessageField label={t(l, "message")} rows={6} value={v.message} marks={marks("message")} />
       <button type="submit">{t(l, "sendInquiry")}</button>
     </form>
   );

@@ -43,6 +43,7 @@ import {
   WsTable,
 } from "./workspace_common.tsx";
 import { ProposalCards } from "./workspace_proposals.tsx";
+import { MessageField } from "./ui_forms.tsx";
 
 type C = Context<AppEnv>;
 
@@ -225,17 +226,12 @@ function Thread(
           {p.draftsOpen && <p class="warning" data-drafts-close>{w(l, "draftCloses")}</p>}
           <form method="post" action={`${BASE}/${t.id}/antwort`}>
             <CsrfField token={csrf} />
-            <label for="message">{w(l, "replyText")}</label>
-            <textarea
-              id="message"
-              name="message"
+            <MessageField
+              label={w(l, "replyText")}
               rows={6}
-              required
-              maxlength={MESSAGE_MAX}
-              aria-invalid={bad(problem, "message")}
-            >
-              {p.kept?.message ?? ""}
-            </textarea>
+              value={p.kept?.message}
+              marks={{ "aria-invalid": bad(problem, "message") }}
+            />
             <button type="submit">{w(l, "send")}</button>
           </form>
           <details class="confirm">
