@@ -33,7 +33,7 @@ const INQUIRY_FIELD_ERROR: Record<InquiryField, TextKey> = {
 
 /** The id of the inquiry form's error box (the wrong field's `aria-describedby`). */
 const INQUIRY_ERROR_ID = "anfrage-fehler";
-import { messagePage, notFoundPage, type Person, personOf } from "./page_person.tsx";
+import { messagePage, notFoundPage, type Person, PersonLayout, personOf } from "./page_person.tsx";
 import { Baseline } from "./baseline_box.tsx";
 import { BackToSearch, SearchBackField } from "./back_link.tsx";
 import { searchBack, searchOfRequest } from "./return_path.ts";
@@ -60,11 +60,12 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
   const back = state.back ?? searchOfRequest(c, ctx.deps.config.baseUrl);
   const extras = await listingExtras(ctx.deps, listing.id);
   return c.html(
-    <Layout
-      lang={l}
+    <PersonLayout
+      c={c}
+      l={l}
+      secure={ctx.secure}
       title={listing.title ?? t(l, "untitled")}
-      signedIn={!!person}
-      provider={person?.workspace}
+      person={person}
       csrf={csrf}
     >
       <BackToSearch l={l} back={back} />
@@ -80,7 +81,7 @@ export async function listingPage(ctx: PageCtx, c: C, state: InquiryState) {
         <h2>{t(l, "inquiryTitle")}</h2>
         <InquiryForm l={l} listing={listing} person={person} csrf={csrf} state={{ ...state, back }} />
       </section>
-    </Layout>,
+    </PersonLayout>,
     state.status ?? 200,
   );
 }

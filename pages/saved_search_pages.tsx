@@ -47,7 +47,7 @@ import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import type { Lang } from "./i18n.ts";
 import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
-import { type Person, personOf } from "./page_person.tsx";
+import { type Person, PersonLayout, personOf } from "./page_person.tsx";
 import { alertWords, filtersInWords, type SavedSearchKey, st } from "./saved_search_texts.ts";
 import { stopByLink, StopForm, type StopOutcome } from "./ui_stop_link.tsx";
 
@@ -125,12 +125,12 @@ function message(
 ) {
   const l = langOfRequest(c);
   return c.html(
-    <Layout
-      lang={l}
+    <PersonLayout
+      c={c}
+      l={l}
+      secure={ctx.secure}
       title={st(l, person ? "mySearches" : "stopTitle")}
-      signedIn={!!person}
-      provider={person?.workspace}
-      csrf={person && csrfToken(c, ctx.secure)}
+      person={person}
     >
       <p class={status === 200 ? "notice" : "error"} role={status === 200 ? "status" : "alert"}>
         {st(l, key)}
@@ -138,7 +138,7 @@ function message(
       <p>
         <a href={person ? SAVED_SEARCHES_PAGE : "/objekte"}>{st(l, person ? "mySearches" : "startSearch")}</a>
       </p>
-    </Layout>,
+    </PersonLayout>,
     status,
   );
 }

@@ -27,11 +27,9 @@ import { AppError } from "../errors.ts";
 import { type EmptyReason, EmptyState, lastPage, Pager, type SearchLink } from "./search_help.tsx";
 import { type FindKey, ft, perSqmLabel, sortLabel } from "./search_texts.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { csrfToken } from "./csrf.ts";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx } from "./common.ts";
-import { personOf } from "./page_person.tsx";
+import { PersonLayout, personOf } from "./page_person.tsx";
 import { SaveSearchLink } from "./saved_search_pages.tsx";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { truncate } from "../text.ts";
@@ -47,36 +45,20 @@ type FormField = (typeof FORM_FIELDS)[number];
 /** Each field's label and what its problem says: a text of `i18n.ts` or of `search_texts.ts`. */
 type Text = { key: TextKey } | { find: FindKey };
 
-const FIELD_LABEL: Record<FormField, Text> = {
-  city: { find: "place" },
-  transaction_type: { key: "transactionType" },
-  property_type: { key: "propertyType" },
-  min_price: { key: "minPrice" },
-  max_price: { key: "maxPrice" },
-  min_rooms: { key: "minRooms" },
-  min_sqm: { key: "minSqm" },
-  postal_code: { find: "postalCode" },
-  radius_km: { find: "radius" },
-  lat: { find: "aroundPoint" },
-  lng: { find: "aroundPoint" },
-  sort: { find: "sort" },
-  page: { key: "pageOf" },
-};
-
-const FIELD_PROBLEM: Record<FormField, Text> = {
-  city: { key: "badText" },
-  transaction_type: { key: "badChoice" },
-  property_type: { key: "badChoice" },
-  min_price: { key: "badNumber" },
-  max_price: { key: "badNumber" },
-  min_rooms: { key: "badNumber" },
-  min_sqm: { key: "badNumber" },
-  postal_code: { find: "badPostalCode" },
-  radius_km: { find: "badRadius" },
-  lat: { find: "badCoordinate" },
-  lng: { find: "badCoordinate" },
-  sort: { find: "badSort" },
-  page: { key: "badPage" },
+const FIELD_TEXT: Record<FormField, { label: Text; problem: Text }> = {
+  city: { label: { find: "place" }, problem: { key: "badText" } },
+  transaction_type: { label: { key: "transactionType" }, problem: { key: "badChoice" } },
+  property_type: { label: { key: "propertyType" }, problem: { key: "badChoice" } },
+  min_price: { label: { key: "minPrice" }, problem: { key: "badNumber" } },
+  max_price: { label: { key: "maxPrice" }, problem: { key: "badNumber" } },
+  min_rooms: { label: { key: "minRooms" }, problem: { key: "badNumber" } },
+  min_sqm: { label: { key: "minSqm" }, problem: { key: "badNumber" } },
+  postal_code: { label: { find: "postalCode" }, problem: { find: "badPostalCode" } },
+  radius_km: { label: { find: "radius" }, problem: { find: "badRadius" } },
+  lat: { label: { find: "aroundPoint" }, problem: { find: "badCoordinate" } },
+  lng: { label: { find: "aroundPoint" }, problem: { find: "badCoordinate" } },
+  sort: { label: { find: "sort" }, problem: { find: "badSort" } },
+  page: { label: { key: "pageOf" }, problem: { key: "badPage" } },
 };
 
 function text(l: Lang, x: Text): string {
@@ -201,18 +183,11 @@ export async function searchPage(ctx: PageCtx, c: C) {
   const raw = c.req.query();
   const first = parseSearch(raw);
   const person = await personOf(ctx, c);
-  const csrf = person ? csrfToken(c, ctx.secure) : undefined;
   const found = first.ok ? await find(ctx, first.search) : undefined;
   const parsed: ParsedSearch = found && !found.ok ? found.problem : first;
   const thumbs = await cardPhotos(ctx.deps, found?.ok ? found.result.page?.items ?? [] : []);
   return c.html(
-    <Layout
-      lang={l}
-      title={t(l, "searchTitle")}
-      signedIn={!!person}
-      provider={person?.workspace}
-      csrf={csrf}
-    >
+    <PersonLayout c={c} l={l} secure={ctx.secure} title={t(l, "searchTitle")} person={person}>
       {!parsed.ok && <FilterProblems l={l} parsed={parsed} />}
       <SearchForm l={l} raw={raw} parsed={parsed} />
       {found?.ok && parsed.ok && (
@@ -226,7 +201,7 @@ export async function searchPage(ctx: PageCtx, c: C) {
           thumbs={thumbs}
         />
       )}
-    </Layout>,
+    </PersonLayout>,
     parsed.ok ? 200 : 400,
   );
 }
@@ -299,8 +274,8 @@ function FilterProblems(p: { l: Lang; parsed: Extract<ParsedSearch, { ok: false 
           <ul>
             {parsed.fields.map((f) => (
               <li data-field={f} id={problemId(f)}>
-                {text(l, FIELD_LABEL[f])}:{" "}
-                {parsed.rule?.field === f ? ft(l, parsed.rule.text) : text(l, FIELD_PROBLEM[f])}
+                {text(l, FIELD_TEXT[f].label)}:{" "}
+                {parsed.rule?.field === f ? ft(l, parsed.rule.text) : text(l, FIELD_TEXT[f].problem)}
               </li>
             ))}
           </ul>

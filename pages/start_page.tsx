@@ -7,11 +7,9 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { searchListings } from "../catalogue/search.ts";
 import type { AppEnv } from "../routes/env.ts";
-import { csrfToken } from "./csrf.ts";
 import { type Lang, t } from "./i18n.ts";
-import { Layout } from "./layout.tsx";
 import { langOfRequest, type PageCtx, wantsHtmlPage } from "./common.ts";
-import { personOf } from "./page_person.tsx";
+import { PersonLayout, personOf } from "./page_person.tsx";
 import { ListingCard, SearchForm } from "./search_page.tsx";
 import { cardPhotos } from "./listing_gallery.tsx";
 
@@ -37,13 +35,7 @@ async function startPage(ctx: PageCtx, c: C) {
   ]);
   const thumbs = await cardPhotos(ctx.deps, newest.items);
   return c.html(
-    <Layout
-      lang={l}
-      title={t(l, "startTitle")}
-      signedIn={!!person}
-      provider={person?.workspace}
-      csrf={person && csrfToken(c, ctx.secure)}
-    >
+    <PersonLayout c={c} l={l} secure={ctx.secure} title={t(l, "startTitle")} person={person}>
       <p>{t(l, "startLead")}</p>
       <SearchForm l={l} raw={{}} />
       <section id="neueste">
@@ -59,7 +51,7 @@ async function startPage(ctx: PageCtx, c: C) {
       </section>
       {!person && <AccountSection l={l} />}
       <ApiSection l={l} />
-    </Layout>,
+    </PersonLayout>,
   );
 }
 
