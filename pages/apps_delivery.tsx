@@ -7,7 +7,7 @@
 import type { AttemptLine, SubscriptionDelivery } from "../events/app_events.ts";
 import type { Lang } from "./i18n.ts";
 import { type DeliveryTextKey, td } from "./apps_texts.ts";
-import { CsrfField, TableHead, Td } from "./layout.tsx";
+import { ButtonForm, TableHead, Td } from "./layout.tsx";
 
 /** Where the "reactivate" form posts, under the connected-apps page. */
 export const REACTIVATE_PATH = "/reaktivieren";
@@ -60,11 +60,12 @@ export function SubscriptionDeliveryView(p: SubscriptionDeliveryProps) {
             <p>
               {td(l, "keptEvents")}: <strong class="kept">{d.kept}</strong>
             </p>
-            <form method="post" action={`${p.base}${REACTIVATE_PATH}`}>
-              <CsrfField token={p.csrf} />
-              <input type="hidden" name="subscription_id" value={p.subscriptionId} />
-              <button type="submit">{td(l, "reactivate")}</button>
-            </form>
+            <ButtonForm
+              action={`${p.base}${REACTIVATE_PATH}`}
+              csrf={p.csrf}
+              fields={{ subscription_id: p.subscriptionId }}
+              label={td(l, "reactivate")}
+            />
           </div>
         )}
       {d.resending > 0 && (
@@ -143,11 +144,12 @@ function resultText(l: Lang, a: AttemptLine): string {
 
 function ResendForm(p: SubscriptionDeliveryProps & { eventId: string }) {
   return (
-    <form method="post" action={`${p.base}${RESEND_PATH}`}>
-      <CsrfField token={p.csrf} />
-      <input type="hidden" name="subscription_id" value={p.subscriptionId} />
-      <input type="hidden" name="event_id" value={p.eventId} />
-      <button type="submit" aria-label={`${td(p.l, "resend")}: ${p.eventId}`}>{td(p.l, "resend")}</button>
-    </form>
+    <ButtonForm
+      action={`${p.base}${RESEND_PATH}`}
+      csrf={p.csrf}
+      fields={{ subscription_id: p.subscriptionId, event_id: p.eventId }}
+      label={td(p.l, "resend")}
+      ariaLabel={`${td(p.l, "resend")}: ${p.eventId}`}
+    />
   );
 }

@@ -24,7 +24,7 @@ import { isProvider, langOfRequest, pageAct, type PageCtx, pageMiddleware, when 
 import { csrfToken } from "./csrf.ts";
 import { errorPage, signedInForm } from "./form_checks.tsx";
 import { type Lang, t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
+import { ButtonForm, Layout, TableHead, Td } from "./layout.tsx";
 import { REACTIVATE_PATH, RESEND_PATH, SubscriptionDeliveryView } from "./apps_delivery.tsx";
 import { td } from "./apps_texts.ts";
 
@@ -110,11 +110,12 @@ async function appsPage(
                 <Td label={t(l, "connectedAt")}>{when(l, a.connectedAt)}</Td>
                 <Td label={t(l, "lastUsed")}>{a.lastUsedAt ? when(l, a.lastUsedAt) : t(l, "never")}</Td>
                 <td>
-                  <form method="post" action={`${APPS_PAGE}/trennen`}>
-                    <CsrfField token={csrf} />
-                    <input type="hidden" name="client_id" value={a.clientId} />
-                    <button type="submit">{t(l, "disconnect")}</button>
-                  </form>
+                  <ButtonForm
+                    action={`${APPS_PAGE}/trennen`}
+                    csrf={csrf}
+                    fields={{ client_id: a.clientId }}
+                    label={t(l, "disconnect")}
+                  />
                 </td>
               </tr>
             ))}
@@ -194,13 +195,13 @@ function AppEventsCard(p: {
                 <li data-event={name} data-state={isOff ? "off" : "on"}>
                   <span class="event-label">{t(l, EVENT_LABELS[name])}</span>:{" "}
                   <strong>{t(l, isOff ? "eventIsOff" : "eventIsOn")}</strong>
-                  <form class="inline" method="post" action={`${APPS_PAGE}/ereignis`}>
-                    <CsrfField token={p.csrf} />
-                    <input type="hidden" name="client_id" value={p.clientId} />
-                    <input type="hidden" name="name" value={name} />
-                    <input type="hidden" name="action" value={isOff ? "on" : "off"} />
-                    <button type="submit">{t(l, isOff ? "switchOn" : "switchOff")}</button>
-                  </form>
+                  <ButtonForm
+                    class="inline"
+                    action={`${APPS_PAGE}/ereignis`}
+                    csrf={p.csrf}
+                    fields={{ client_id: p.clientId, name, action: isOff ? "on" : "off" }}
+                    label={t(l, isOff ? "switchOn" : "switchOff")}
+                  />
                   <br />
                   <small>
                     {t(l, EVENT_EXPLANATIONS[name])} {t(l, "eventTechnicalName")}: <code>{name}</code>

@@ -9,7 +9,7 @@ import { isProvider, langOfRequest, type PageCtx, pageMiddleware, when } from ".
 import { csrfToken } from "./csrf.ts";
 import { signedInForm } from "./form_checks.tsx";
 import { t, type TextKey } from "./i18n.ts";
-import { CsrfField, Layout, TableHead, Td } from "./layout.tsx";
+import { ButtonForm, CsrfField, Layout, TableHead, Td } from "./layout.tsx";
 
 type C = Context<AppEnv>;
 type Ctx = PageCtx;
@@ -70,11 +70,12 @@ async function keysPage(ctx: Ctx, c: C, p: { newKey?: string; notice?: TextKey; 
                 </Td>
                 <Td label={t(l, "status")}>
                   {k.revoked_at ? t(l, "revoked") : (
-                    <form method="post" action={`${KEYS_PAGE}/widerrufen`}>
-                      <CsrfField token={csrf} />
-                      <input type="hidden" name="key_id" value={k.id} />
-                      <button type="submit">{t(l, "revoke")}</button>
-                    </form>
+                    <ButtonForm
+                      action={`${KEYS_PAGE}/widerrufen`}
+                      csrf={csrf}
+                      fields={{ key_id: k.id }}
+                      label={t(l, "revoke")}
+                    />
                   )}
                 </Td>
               </tr>

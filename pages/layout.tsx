@@ -133,6 +133,34 @@ export function CsrfField(p: { token: string }) {
   return <input type="hidden" name="_csrf" value={p.token} />;
 }
 
+/** Props of {@linkcode ButtonForm}. */
+export interface ButtonFormProps {
+  action: string;
+  csrf: string;
+  /** The hidden fields the button posts, by name. */
+  fields: Record<string, string>;
+  label: string;
+  /** The button's accessible name where its label alone is ambiguous. */
+  ariaLabel?: string;
+  class?: string;
+}
+
+/** A form of one button posting hidden fields (and the CSRF token) to `action`: revoke, disconnect, resend … */
+export function ButtonForm(p: ButtonFormProps) {
+  return (
+    <form class={p.class} method="post" action={p.action}>
+      <CsrfField token={p.csrf} />
+      {Object.entries(p.fields).map(([name, value]) => <HiddenField key={name} name={name} value={value} />)}
+      <button type="submit" aria-label={p.ariaLabel}>{p.label}</button>
+    </form>
+  );
+}
+
+/** One hidden field (a component, so a list of them can carry `key` without rendering it). */
+function HiddenField(p: { name: string; value: string }) {
+  return <input type="hidden" name={p.name} value={p.value} />;
+}
+
 /** The labelled e-mail field of the account forms (sign-in, sign-up, new link), filled with `value`. */
 export function AccountEmailField(p: { lang: Lang; value?: string }) {
   return (
