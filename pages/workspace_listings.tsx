@@ -61,6 +61,7 @@ const BASE = `${WORKSPACE}/objekte`;
 const TEXT_FIELDS = ["title", "reference", "city", "postal_code"] as const;
 const NUMBER_FIELDS = ["asked_price", "total_rooms", "square_meters", "latitude", "longitude"] as const;
 const CONTACT_FIELDS = ["provider_name", "contact_name", "contact_email", "contact_phone"] as const;
+const CHOICE_FIELDS = [["property_type", PROPERTY_TYPES], ["transaction_type", TRANSACTION_TYPES]] as const;
 
 /** Adds the listing routes (`/objekte`, `/objekte/neu`, `/objekte/import`, `/objekte/{id}` …) to the workspace app. */
 export function listingRoutes(app: Hono<AppEnv>, ctx: PageCtx): void {
@@ -179,20 +180,9 @@ async function editPage(
         <CsrfField token={csrf} />
         <div class="filters">
           {TEXT_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} />)}
-          <Choice
-            l={l}
-            id="property_type"
-            options={PROPERTY_TYPES}
-            value={v.property_type}
-            problem={problem}
-          />
-          <Choice
-            l={l}
-            id="transaction_type"
-            options={TRANSACTION_TYPES}
-            value={v.transaction_type}
-            problem={problem}
-          />
+          {CHOICE_FIELDS.map(([id, options]) => (
+            <Choice key={id} l={l} id={id} options={options} value={v[id]} problem={problem} />
+          ))}
           {NUMBER_FIELDS.map((f) => <Input key={f} l={l} id={f} value={v[f]} problem={problem} decimal />)}
         </div>
         <label for="description">{w(l, "description")}</label>
