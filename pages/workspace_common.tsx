@@ -1,9 +1,10 @@
 /**
  * What every page of the agent's workspace (`/anbieter`) shares: its German/English texts (`workspace_texts.ts`),
  * the membership check run on every request (one and the same 404 for seekers, members of another office, unknown
- * and malformed ids), the page frame with the workspace navigation, the CSRF-checked form, and how domain errors
- * become pages (their reasons in words: `error_texts.ts`). The pages are thin adapters: every rule lives in the
- * domain modules the MCP tools call.
+ * and malformed ids), the page frame with the workspace navigation, the one way a form POST runs (CSRF-checked form,
+ * the member's call, 303 on success), how domain errors become pages (their reasons in words: `error_texts.ts`),
+ * and the pieces of the lists (status filter, one-listing note, table, pager). The pages are thin adapters: every
+ * rule lives in the domain modules the MCP tools call.
  */
 import { forgivingPage } from "../paging.ts";
 import { decimal } from "../catalogue/german.ts";
