@@ -8,7 +8,7 @@
 import postgres from "postgres";
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { countStarQuery, listingQuery, searchQueries, type SqlQuery } from "./listings_sql.ts";
-import { MATCHES_FIRST_MAX } from "../db/listings.ts";
+import { pageShape } from "../db/listings.ts";
 import { SEARCH_SESSION_SETTINGS } from "../db/connection.ts";
 import { percentile } from "./stats.ts";
 
@@ -60,7 +60,7 @@ export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
   const sql = postgres(cfg.url, { max: cfg.poolSize, onnotice: () => {}, connection: settings });
   // the page query's shape depends on the total (db/listings.ts pageShape): both kinds, chosen after the count
   const pages = cfg.filters.map((f) => {
-    const few = searchQueries(f, MATCHES_FIRST_MAX).items;
+    const few = searchQueries(f, 1).items;
     const many = searchQueries(f, Number.MAX_SAFE_INTEGER);
     return { few, many: many.items, count: cfg.mode === "countstar" ? countStarQuery(f) : many.count };
   });
@@ -85,7 +85,9 @@ export async function runDirect(cfg: DirectConfig): Promise<DirectResult> {
       const count = await exec(q.count);
       const total = count.length === 1 ? (count[0] as unknown as { total: number }).total : undefined;
       if (total === undefined) errors++;
-      else if (total > (f.page - 1) * f.page_size) await exec(total <= MATCHES_FIRST_MAX ? q.few : q.many);
+      else if (total > (f.page - 1) * f.page_size) {
+        await exec(pageShape(f, total) === "matches_first" ? q.few : q.many);
+      }
     } else {
       const q = singles[Math.floor(Math.random() * singles.length)]!;
       const rows = await exec(q);

@@ -87,9 +87,17 @@ export function filterWhere(f: ListingFilter) {
 export const MATCHES_FIRST_MAX = 10_000;
 
 /**
+ * In one town of one transaction type (a city and a transaction type, or a postcode), up to this many matches
+ * are read first: migration 0032's index (and the postcode index) bound that read by the town's listings of that
+ * kind, while a walk of an order's index passes every other town first when the town's prices differ from the
+ * country's (an expensive city's purchases sorted by price per m² walked 353,807 entries, docs/benchmarks.md §3.2).
+ */
+export const TOWN_MATCHES_FIRST_MAX = 25_000;
+
+/**
  * How the page query of `f` reads its rows, given the exact total of its matches (`never`: not matches first,
  * for the tests of the other shapes): `matches_first` for another order than newest first with a small total
- * (at most {@linkcode MATCHES_FIRST_MAX}), else `ids_first` (the page's ids from an index-only scan, then their
+ * (at most {@linkcode MATCHES_FIRST_MAX}, or {@linkcode TOWN_MATCHES_FIRST_MAX} in one town), else `ids_first` (the page's ids from an index-only scan, then their
  * rows) with a place or another order than newest first, else `plain` (one statement). Newest first keeps its
  * walk: the city and kind indexes are in its order, and its matches first would read the publication time from
  * the table (p99 28 → 195 ms at 1,000,000 listings, docs/benchmarks.md §3.2). Taking a large city's matches first
@@ -102,7 +110,9 @@ export function pageShape(
   matchesFirst: "auto" | "never" = "auto",
 ): "plain" | "ids_first" | "matches_first" {
   const sorted = f.order !== undefined && f.order.by !== "published_at";
-  if (sorted && matchesFirst === "auto" && total <= MATCHES_FIRST_MAX) return "matches_first";
+  const town = (f.city !== undefined && f.transaction_type !== undefined) || f.postal_code !== undefined;
+  const most = town ? TOWN_MATCHES_FIRST_MAX : MATCHES_FIRST_MAX;
+  if (sorted && matchesFirst === "auto" && total <= most) return "matches_first";
   const place = f.city !== undefined || f.postal_code !== undefined || f.near !== undefined;
   return place || sorted ? "ids_first" : "plain";
 }

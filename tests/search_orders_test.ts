@@ -8,7 +8,14 @@ import assert from "node:assert/strict";
 import { prng, sampleListing } from "../catalogue/sample.ts";
 import { searchListings, type SearchQuery } from "../catalogue/search.ts";
 import { listingOrderOf, SORT_ORDERS, type SortOrder, sortOrderOf } from "../catalogue/sort.ts";
-import { insertListings, type NewListing, searchPublishedListings } from "../db/listings.ts";
+import {
+  insertListings,
+  MATCHES_FIRST_MAX,
+  type NewListing,
+  pageShape,
+  searchPublishedListings,
+  TOWN_MATCHES_FIRST_MAX,
+} from "../db/listings.ts";
 import { ensureOffice } from "../db/offices.ts";
 import { AppError } from "../errors.ts";
 import { closeAfterAll, getJson, openTestDb, testApp } from "./helpers.ts";
@@ -190,4 +197,21 @@ test("postcode: only listings with that postcode, total exact", async () => {
   assert.ok(want.length > 0);
   assert.deepEqual(totals, [want.length]);
   assert.deepEqual(got, want);
+});
+
+Deno.test("page shape: few matches first, up to the town bound in one town of one kind, never for newest first", () => {
+  const base = { page: 1, page_size: 24 };
+  const byPrice = { ...base, order: listingOrderOf("price_asc") };
+  const between = MATCHES_FIRST_MAX + 1;
+  assert.equal(pageShape(byPrice, MATCHES_FIRST_MAX), "matches_first");
+  assert.equal(pageShape(byPrice, between), "ids_first");
+  const town = { ...byPrice, city: "Hamburg", transaction_type: "buy" as const };
+  assert.equal(pageShape(town, TOWN_MATCHES_FIRST_MAX), "matches_first");
+  assert.equal(pageShape(town, TOWN_MATCHES_FIRST_MAX + 1), "ids_first");
+  assert.equal(pageShape({ ...byPrice, postal_code: "20095" }, between), "matches_first");
+  // a city alone is read from the whole city's entries: the general bound
+  assert.equal(pageShape({ ...byPrice, city: "Hamburg" }, between), "ids_first");
+  assert.equal(pageShape({ ...town, order: listingOrderOf("newest") }, 5), "ids_first");
+  assert.equal(pageShape(town, 5, "never"), "ids_first");
+  assert.equal(pageShape({ ...base, order: listingOrderOf("newest") }, 5), "plain");
 });
