@@ -10,12 +10,18 @@ import type { AppEnv } from "../routes/env.ts";
 
 const COOKIE = "immo_csrf";
 
-/** The request's CSRF token, creating the cookie when it is missing. */
+/** The tokens made for requests that came without the cookie: a page asking twice gets the same one. */
+const MADE = new WeakMap<Context<AppEnv>, string>();
+
+/** The request's CSRF token, creating the cookie (once per request) when it is missing. */
 export function csrfToken(c: Context<AppEnv>, secure: boolean): string {
   const have = getCookie(c, COOKIE);
   if (have && /^[A-Za-z0-9_-]{43}$/.test(have)) return have;
+  const made = MADE.get(c);
+  if (made) return made;
   const token = randomToken();
   setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Lax", secure, path: "/" });
+  MADE.set(c, token);
   return token;
 }
 
