@@ -98,14 +98,16 @@ function parseCli(argv: string[]): Args {
 async function run(db: Db, officeId: string, bytes: Uint8Array, a: Args, progress: boolean) {
   const bar = reportedProgress("importing", progress);
   const who: Who = { actor: { kind: "service", officeId }, origin: null };
-  const summary = await importOpenImmo(taskActDeps(db), who, bytes, {
-    publish: a.publish,
-    dryRun: a.dryRun,
-    strict: a.strict,
-    onProgress: bar.onProgress,
-  });
-  bar.done();
-  return summary;
+  try {
+    return await importOpenImmo(taskActDeps(db), who, bytes, {
+      publish: a.publish,
+      dryRun: a.dryRun,
+      strict: a.strict,
+      onProgress: bar.onProgress,
+    });
+  } finally {
+    bar.done();
+  }
 }
 
 /** The report of an import, line by line. */
