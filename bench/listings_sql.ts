@@ -5,7 +5,7 @@
  */
 import type { ListingFilter } from "../catalogue/listing.ts";
 import { matchColumns, pageShape } from "../db/listings.ts";
-import { orderSql, totalQuery } from "../db/listing_filter.ts";
+import { orderSql, pieceText, priceCells, roomsValues, totalQuery } from "../db/listing_filter.ts";
 
 /** One statement with its positional parameters, as handed to postgres.js `sql.unsafe(text, params)`. */
 export interface SqlQuery {
@@ -63,11 +63,52 @@ export function pageQueries(
     } from "listings" where ${itemWhere} ` +
       `offset $${itemParams.push(0)}) as "m"`
     : `"listings" where ${itemWhere}`;
+  if (shape === "per_rooms" || shape === "per_price") {
+    return { items: cellsQuery(f, shape, limit, offset), count: totalQuery(f) };
+  }
   const page = `limit $${itemParams.push(limit)} offset $${itemParams.push(offset)}`;
   const items = shape === "plain"
     ? `select ${COLUMNS} from "listings" where ${itemWhere} ${order} ${page}`
     : `select ${COLUMNS} from "listings" where "id" in (select "id" from ${matches} ${order} ${page}) ${order}`;
   return { items: { text: items, params: itemParams }, count: totalQuery(f) };
+}
+
+/**
+ * The page query of an area order merged per cell (`per_rooms`, `per_price` of db/listing_cells.ts): the first
+ * `offset + limit` matches of each cell in area order (largest first: those with an area, and those without one
+ * apart unless an area filter drops them), then the page of those.
+ */
+function cellsQuery(
+  f: ListingFilter,
+  shape: "per_rooms" | "per_price",
+  limit: number,
+  offset: number,
+): SqlQuery {
+  const params: Array<string | number> = [];
+  const p = (v: string | number) => `$${params.push(v)}`;
+  const order = `order by ${orderSql(f.order)}`;
+  const desc = f.order!.dir === "desc";
+  const cells = shape === "per_rooms"
+    ? pieceText(roomsValues(f.min_rooms!), p)
+    : pieceText(priceCells(f.min_price!, f.max_price!), p);
+  const member = shape === "per_rooms"
+    ? `"total_rooms" = "c"."cell"`
+    : `listing_grid_floor('price', "asked_price", false) = "c"."cell"`;
+  const known = desc
+    ? ` and "square_meters" is not null order by "square_meters" desc, "id" desc`
+    : ` ${order}`;
+  const each = `(select "id", "square_meters" from "listings" where ${whereClause(f, params)} and ${member}` +
+    `${known} limit ${p(offset + limit)}) as "s" on true`;
+  let all = `select "s"."id", "s"."square_meters" from ${cells} as "c" inner join lateral ${each}`;
+  if (desc && f.min_sqm === undefined) {
+    all +=
+      ` union all select "n"."id", "n"."square_meters" from (select "id", "square_meters" from "listings" ` +
+      `where ${whereClause(f, params)} and "square_meters" is null order by "id" desc limit ${
+        p(offset + limit)
+      }) as "n"`;
+  }
+  const ids = `select "m"."id" from (${all}) as "m" ${order} limit ${p(limit)} offset ${p(offset)}`;
+  return { text: `select ${COLUMNS} from "listings" where "id" in (${ids}) ${order}`, params };
 }
 
 /**

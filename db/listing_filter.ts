@@ -85,10 +85,10 @@ function piece(strings: TemplateStringsArray, ...values: Array<string | number>)
   return { strings: [...strings], values };
 }
 
-/** `x` as a Kysely expression. */
-export function kyselyPiece(x: SqlPiece) {
+/** `x` as a Kysely expression (of type `T`: a condition unless said otherwise). */
+export function kyselyPiece<T = boolean>(x: SqlPiece) {
   const strings = Object.assign([...x.strings], { raw: [...x.strings] }) as unknown as TemplateStringsArray;
-  return sql<boolean>(strings, ...x.values);
+  return sql<T>(strings, ...x.values);
 }
 
 /** `x` as text, its values added to the parameters through `p` (which returns the placeholder). */
@@ -114,6 +114,37 @@ export function placeConditions(f: ListingFilter): SqlPiece[] {
     );
   }
   return out;
+}
+
+/**
+ * The distinct rooms values of published listings from `min` on, as a derived table of one column `cell` (to be
+ * aliased): a recursive skip scan of the rooms index of migration 0033, one index descent per value.
+ */
+export function roomsValues(min: number): SqlPiece {
+  const first = "(select total_rooms from listings where status = 'published' and total_rooms >= ";
+  const next = [
+    " order by total_rooms limit 1) union all",
+    "select (select l.total_rooms from listings l where l.status = 'published' and l.total_rooms > c.cell",
+    "order by l.total_rooms limit 1) from c where c.cell is not null)",
+    "select cell from c where cell is not null)",
+  ];
+  return { strings: [`(with recursive c(cell) as (${first}`, next.join(" ")], values: [min] };
+}
+
+/**
+ * The cells of the price grid of migration 0021 (fine: two significant digits) from the one holding `min` to the
+ * one holding `max`, as a derived table of one column `cell` (each cell's lower bound; to be aliased).
+ */
+export function priceCells(min: number, max: number): SqlPiece {
+  const next = "cell + listing_grid_step('price', cell, false)";
+  return {
+    strings: [
+      "(with recursive c(cell) as (select listing_grid_floor('price', ",
+      `::numeric, false) union all select ${next} from c where ${next} <= `,
+      "::numeric) select cell from c)",
+    ],
+    values: [min, max],
+  };
 }
 
 /** One statement as text with `$n` placeholders and its parameters. */

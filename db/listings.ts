@@ -18,6 +18,7 @@ import {
   placeConditions,
   totalQuery,
 } from "./listing_filter.ts";
+import { cellPageIds, type CellShape, cellShape } from "./listing_cells.ts";
 
 /** A listing as the public sees it: the fields of docs/contract.md §2.1 (the zod schema of catalogue/listing.ts describes it). */
 export interface Listing {
@@ -87,32 +88,39 @@ export function filterWhere(f: ListingFilter) {
 export const MATCHES_FIRST_MAX = 10_000;
 
 /**
- * In one town of one transaction type (a city and a transaction type, or a postcode), up to this many matches
- * are read first: migration 0032's index (and the postcode index) bound that read by the town's listings of that
- * kind, while a walk of an order's index passes every other town first when the town's prices differ from the
- * country's (an expensive city's purchases sorted by price per m² walked 353,807 entries, docs/benchmarks.md §3.2).
+ * In one town of one transaction type sorted by area (a city and a transaction type), or in a postcode, up to this
+ * many matches are read first: the town's indexes (migrations 0032, 0033, and the postcode index) bound that read
+ * by the town's listings of that kind, while a walk of an area index passes every other town first when the
+ * town's listings differ from the country's. The price orders walk the town's own indexes in their order instead
+ * (city, transaction type and price; city and price per m²: 0.2–11 ms where reading 25,000 matches took 20–40 ms).
  */
 export const TOWN_MATCHES_FIRST_MAX = 25_000;
 
 /**
  * How the page query of `f` reads its rows, given the exact total of its matches (`never`: not matches first,
  * for the tests of the other shapes): `matches_first` for another order than newest first with a small total
- * (at most {@linkcode MATCHES_FIRST_MAX}, or {@linkcode TOWN_MATCHES_FIRST_MAX} in one town), else `ids_first` (the page's ids from an index-only scan, then their
- * rows) with a place or another order than newest first, else `plain` (one statement). Newest first keeps its
- * walk: the city and kind indexes are in its order, and its matches first would read the publication time from
- * the table (p99 28 → 195 ms at 1,000,000 listings, docs/benchmarks.md §3.2). Taking a large city's matches first
- * in the other orders was measured and dropped: its covering index bounds them (42,000 for the largest city of
- * 1,000,000 listings), but reading and sorting them takes 20–40 ms where the walk mostly takes 1 ms.
+ * (at most {@linkcode MATCHES_FIRST_MAX}, or {@linkcode TOWN_MATCHES_FIRST_MAX} in one town); else the cells of
+ * `cellShape` (db/listing_cells.ts) for an area order whose filters go with it; else `ids_first` (the page's ids
+ * from an index-only scan, then their rows) with a place or another order than newest first; else `plain` (one
+ * statement). Newest first keeps its walk: the city and kind indexes are in its order, and its matches first
+ * would read the publication time from the table (p99 28 → 195 ms at 1,000,000 listings, docs/benchmarks.md
+ * §3.2). Taking a large city's matches first in the other orders was measured and dropped: its covering index
+ * bounds them (42,000 for the largest city of 1,000,000 listings), but reading and sorting them takes 20–40 ms
+ * where the walk mostly takes 1 ms.
  */
 export function pageShape(
   f: ListingFilter,
   total: number,
   matchesFirst: "auto" | "never" = "auto",
-): "plain" | "ids_first" | "matches_first" {
+): "plain" | "ids_first" | "matches_first" | CellShape {
   const sorted = f.order !== undefined && f.order.by !== "published_at";
-  const town = (f.city !== undefined && f.transaction_type !== undefined) || f.postal_code !== undefined;
+  const byArea = f.order?.by === "square_meters";
+  const town = (f.city !== undefined && f.transaction_type !== undefined && byArea) ||
+    f.postal_code !== undefined;
   const most = town ? TOWN_MATCHES_FIRST_MAX : MATCHES_FIRST_MAX;
   if (sorted && matchesFirst === "auto" && total <= most) return "matches_first";
+  const cells = cellShape(f);
+  if (cells !== undefined) return cells;
   const place = f.city !== undefined || f.postal_code !== undefined || f.near !== undefined;
   return place || sorted ? "ids_first" : "plain";
 }
@@ -151,23 +159,33 @@ export async function searchPublishedListings(
     .rows[0]!.total;
   if (offset >= total) return { items: [], total };
   const q = db.search.selectFrom("listings").select(PUBLIC_COLUMNS);
-  const where = filterWhere(f);
   const order = sql.raw(orderSql(f.order));
   const shape = pageShape(f, total, matchesFirst);
-  // the page's ids: from the order's or the place's index (ids first), or sorted from all matches (matches first)
-  const pageIds = (eb: ExpressionBuilder<Database, "listings">) => {
-    const from = shape === "ids_first"
-      ? eb.selectFrom("listings").select("id").where(where)
-      : eb.selectFrom((m) =>
-        m.selectFrom("listings").select(matchColumns(f.order ?? NEWEST_FIRST)).where(where).offset(0).as("m")
-      )
-        .select("id");
-    return from.orderBy(order).limit(limit).offset(offset);
-  };
   const items = shape === "plain"
-    ? await q.where(where).orderBy(order).limit(limit).offset(offset).execute()
-    : await q.where("id", "in", pageIds).orderBy(order).execute();
+    ? await q.where(filterWhere(f)).orderBy(order).limit(limit).offset(offset).execute()
+    : await q.where("id", "in", (eb) => pageIds(eb, f, shape, limit, offset)).orderBy(order).execute();
   return { items: items as Listing[], total };
+}
+
+/**
+ * The ids of a page of `f` for a page query of the shape `shape` (not `plain`): from the order's or the place's
+ * index (`ids_first`), sorted from all matches (`matches_first`), or merged per cell (db/listing_cells.ts).
+ */
+function pageIds(
+  eb: ExpressionBuilder<Database, "listings">,
+  f: ListingFilter,
+  shape: "ids_first" | "matches_first" | CellShape,
+  limit: number,
+  offset: number,
+) {
+  const where = filterWhere(f);
+  if (shape === "per_rooms" || shape === "per_price") return cellPageIds(eb, f, where, shape, limit, offset);
+  const from = shape === "ids_first"
+    ? eb.selectFrom("listings").select("id").where(where)
+    : eb.selectFrom((m) =>
+      m.selectFrom("listings").select(matchColumns(f.order ?? NEWEST_FIRST)).where(where).offset(0).as("m")
+    ).select("id");
+  return from.orderBy(sql.raw(orderSql(f.order))).limit(limit).offset(offset);
 }
 
 /**

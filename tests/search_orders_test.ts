@@ -199,19 +199,99 @@ test("postcode: only listings with that postcode, total exact", async () => {
   assert.deepEqual(got, want);
 });
 
-Deno.test("page shape: few matches first, up to the town bound in one town of one kind, never for newest first", () => {
+Deno.test("page shape: few matches first, up to the town bound in one town of one kind by area, never for newest first", () => {
   const base = { page: 1, page_size: 24 };
   const byPrice = { ...base, order: listingOrderOf("price_asc") };
   const between = MATCHES_FIRST_MAX + 1;
   assert.equal(pageShape(byPrice, MATCHES_FIRST_MAX), "matches_first");
   assert.equal(pageShape(byPrice, between), "ids_first");
-  const town = { ...byPrice, city: "Hamburg", transaction_type: "buy" as const };
+  const town = {
+    ...byPrice,
+    city: "Hamburg",
+    transaction_type: "buy" as const,
+    order: listingOrderOf("area_desc"),
+  };
   assert.equal(pageShape(town, TOWN_MATCHES_FIRST_MAX), "matches_first");
   assert.equal(pageShape(town, TOWN_MATCHES_FIRST_MAX + 1), "ids_first");
+  // the price orders walk the town's own indexes in their order
+  for (const s of ["price_asc", "price_desc", "price_per_sqm_asc"] as const) {
+    assert.equal(pageShape({ ...town, order: listingOrderOf(s) }, TOWN_MATCHES_FIRST_MAX), "ids_first", s);
+  }
   assert.equal(pageShape({ ...byPrice, postal_code: "20095" }, between), "matches_first");
   // a city alone is read from the whole city's entries: the general bound
   assert.equal(pageShape({ ...byPrice, city: "Hamburg" }, between), "ids_first");
   assert.equal(pageShape({ ...town, order: listingOrderOf("newest") }, 5), "ids_first");
   assert.equal(pageShape(town, 5, "never"), "ids_first");
   assert.equal(pageShape({ ...base, order: listingOrderOf("newest") }, 5), "plain");
+  // the smallest area first with a rooms filter merges the rooms values; the other orders keep their walk
+  const rooms = { ...base, min_rooms: 3, order: listingOrderOf("area_asc") };
+  assert.equal(pageShape(rooms, between), "per_rooms");
+  assert.equal(pageShape(rooms, 5, "never"), "per_rooms");
+  assert.equal(pageShape(rooms, 5), "matches_first");
+  assert.equal(pageShape({ ...rooms, order: listingOrderOf("area_desc") }, between), "ids_first");
+  assert.equal(pageShape({ ...rooms, min_rooms: undefined }, between), "ids_first");
+  // an area order with a transaction type and a price range of both bounds is merged per price cell
+  const priced = { ...rooms, transaction_type: "rent" as const, min_price: 500, max_price: 5000 };
+  assert.equal(pageShape(priced, between), "per_price");
+  assert.equal(pageShape({ ...priced, order: listingOrderOf("area_desc") }, between), "per_price");
+  assert.equal(pageShape({ ...priced, order: listingOrderOf("price_asc") }, between), "ids_first");
+  assert.equal(pageShape({ ...priced, max_price: 5001 }, between), "ids_first", "more than ten times apart");
+  assert.equal(pageShape({ ...priced, min_price: undefined }, between), "ids_first");
+  assert.equal(pageShape({ ...priced, transaction_type: undefined }, between), "ids_first");
+});
+
+test("area orders within a price range, merged per price cell: every page equals the rule's order", async () => {
+  const within = (tx: string, lo: number, hi: number) => (r: Row) =>
+    r.transaction_type === tx && r.asked_price !== null && r.asked_price >= lo && r.asked_price <= hi;
+  const buy = within("buy", 100_000, 900_000);
+  assert.ok(all.some((r) => buy(r) && r.square_meters === null), "listings without an area come last");
+  assert.ok(
+    new Set(all.filter(buy).map((r) => r.square_meters)).size < all.filter(buy).length,
+    "equal areas",
+  );
+  for (
+    const [q, keep, size] of [
+      [{ transaction_type: "buy", min_price: 100_000, max_price: 900_000 }, buy, 4],
+      [
+        { transaction_type: "buy", min_price: 100_000, max_price: 900_000, min_sqm: 60, min_rooms: 2 },
+        (r: Row) => buy(r) && (r.square_meters ?? 0) >= 60 && (r.total_rooms ?? 0) >= 2,
+        3,
+      ],
+    ] as const
+  ) {
+    for (const s of ["area_asc", "area_desc"] as const) {
+      const want = oracle(s, keep);
+      assert.ok(want.length > 2 * size, `${JSON.stringify(q)} keeps several pages`);
+      const { got, totals } = await pageThrough({ sort: s, ...q }, size, true);
+      assert.deepEqual(totals, [want.length], `${s} ${JSON.stringify(q)}`);
+      assert.deepEqual(got, want, `${s} ${JSON.stringify(q)}`);
+    }
+  }
+});
+
+test("smallest area first with a rooms filter, merged per rooms value: every page equals the rule's order", async () => {
+  const roomsOf = (min: number) => (r: Row) => r.total_rooms !== null && r.total_rooms >= min;
+  const values = new Set(all.filter(roomsOf(1.5)).map((r) => r.total_rooms));
+  assert.ok(values.size >= 4, "several rooms values to merge");
+  assert.ok(
+    all.some((r) => roomsOf(1.5)(r) && r.square_meters === null),
+    "listings without an area come last",
+  );
+  for (
+    const [q, keep, size] of [
+      [{ min_rooms: 1.5 }, roomsOf(1.5), 3],
+      [
+        { min_rooms: 2.5, transaction_type: "buy" },
+        (r: Row) => roomsOf(2.5)(r) && r.transaction_type === "buy",
+        2,
+      ],
+      [{ min_rooms: 4, min_sqm: 60 }, (r: Row) => roomsOf(4)(r) && (r.square_meters ?? 0) >= 60, 5],
+    ] as const
+  ) {
+    const want = oracle("area_asc", keep);
+    assert.ok(want.length > 2 * size, `${JSON.stringify(q)} keeps several pages`);
+    const { got, totals } = await pageThrough({ sort: "area_asc", ...q }, size, true);
+    assert.deepEqual(totals, [want.length], JSON.stringify(q));
+    assert.deepEqual(got, want, JSON.stringify(q));
+  }
 });
