@@ -26,7 +26,7 @@ header.site button{margin:0;padding:.25rem .75rem}
 label{display:block;margin:.75rem 0 .25rem}
 input[type=email],input[type=password],input[type=text],input[type=tel],select,textarea{width:100%;padding:.5rem;font:inherit;max-width:100%}
 [aria-invalid=true]{border:2px solid #c53030;background:#fffafa}
-.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:0 1rem}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:0 1rem}.filters>.wide{grid-column:span 2}
 .card{border:1px solid #ddd;padding:.75rem 1rem;margin:.75rem 0}.card h2{font-size:1.1rem;margin:0 0 .25rem}
 .badge{display:inline-block;background:#fff7e0;border:1px solid #b7791f;padding:0 .4rem;font-size:.85rem;margin-left:.5rem}
 nav.pager{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:1rem 0;align-items:baseline}

@@ -329,8 +329,9 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
     name: FormField,
     label: string,
     values: ReadonlyArray<{ value: string; label: string }>,
+    wide = false,
   ) => (
-    <div>
+    <div class={wide ? "wide" : undefined}>
       <label for={name}>{label}</label>
       <select id={name} name={name} {...marks(name)}>
         {values.map((v) => (
@@ -358,7 +359,7 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
         {input("max_price", t(l, "maxPrice"), "decimal")}
         {input("min_rooms", t(l, "minRooms"), "decimal")}
         {input("min_sqm", t(l, "minSqm"), "decimal")}
-        {choice("sort", ft(l, "sort"), sorts)}
+        {choice("sort", ft(l, "sort"), sorts, true)}
       </div>
       {raw.lat !== undefined && raw.lng !== undefined && (
         <>

@@ -79,6 +79,22 @@ function germanNumber(s: string): number {
   return m ? Number(m[0].replaceAll(".", "").replace(",", ".")) : NaN;
 }
 
+/**
+ * The widest option text of the select `css` in the select's font against the room its box leaves for it (its
+ * width less the padding and about 2rem for the arrow): a longer text is cut off in the closed select.
+ */
+async function optionRoom(page: Page, css: string): Promise<{ text: number; room: number }> {
+  return await page.evaluate(`(() => {
+    const e = document.querySelector(${JSON.stringify(css)});
+    const s = getComputedStyle(e);
+    const ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = s.fontWeight + " " + s.fontSize + " " + s.fontFamily;
+    const text = Math.max(...[...e.options].map((o) => ctx.measureText(o.text).width));
+    const pad = parseFloat(s.paddingLeft) + parseFloat(s.paddingRight);
+    return { text, room: e.clientWidth - pad - 2 * parseFloat(s.fontSize) };
+  })()`) as { text: number; room: number };
+}
+
 async function noSidewaysScroll(page: Page, width: number): Promise<void> {
   const w = await page.evaluate("document.documentElement.scrollWidth") as number;
   assert.ok(w <= width, `page is ${w} px wide at ${width} px`);
@@ -131,6 +147,8 @@ Deno.test({
           });
 
           await t.step(`${width} px: sort by price, kept through the numbered pager`, async () => {
+            const fit = await optionRoom(page, "#sort");
+            assert.ok(fit.text <= fit.room, `sort texts ${fit.text} px wide, room ${fit.room} px`);
             await page.selectOption("#sort", "price_asc");
             await page.click("form[role=search] button[type=submit]");
             await page.waitForURL((u) => u.searchParams.get("sort") === "price_asc");
