@@ -7,7 +7,7 @@
  */
 import type { TokenBuckets } from "../db/token_bucket.ts";
 import { accountMailAllowed } from "./account_mail.ts";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, VERIFIED_CALLBACK } from "./auth_settings.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifiedCallback } from "./auth_settings.ts";
 import type { AuthHandle } from "./auth_handle.ts";
 import { truncate } from "../text.ts";
 
@@ -40,12 +40,16 @@ export function passwordAcceptable(password: string): boolean {
 
 /**
  * Sends a new confirmation link to `email` when it belongs to an account not yet confirmed (better-auth decides,
- * nothing is sent otherwise), within the per-address limit.
+ * nothing is sent otherwise), within the per-address limit; the link returns to `back` after confirming, if given.
  */
-export async function requestVerificationMail(deps: RecoveryDeps, email: string): Promise<MailRequest> {
+export async function requestVerificationMail(
+  deps: RecoveryDeps,
+  email: string,
+  back?: string,
+): Promise<MailRequest> {
   if (!await accountMailAllowed(deps.buckets, "verify", email)) return "limited";
   await deps.auth.run((auth) =>
-    auth.api.sendVerificationEmail({ body: { email, callbackURL: VERIFIED_CALLBACK } })
+    auth.api.sendVerificationEmail({ body: { email, callbackURL: verifiedCallback(back) } })
   )
     .catch(() => undefined); // an address better-auth does not accept gets no mail and the same answer
   return "requested";

@@ -27,6 +27,14 @@ export const LOGIN_PAGE = "/anmelden";
  * link to their account and shows an invalid or expired link (`error=…`, added by better-auth) as such.
  */
 export const VERIFIED_CALLBACK = `${LOGIN_PAGE}?verified=1`;
+
+/**
+ * {@linkcode VERIFIED_CALLBACK} carrying the page to return to after signing in (`weiter`, checked again where
+ * it is read: `pages/return_path.ts`), so that a seeker who signed up to save a search lands on it.
+ */
+export function verifiedCallback(back: string | undefined): string {
+  return back ? `${VERIFIED_CALLBACK}&weiter=${encodeURIComponent(back)}` : VERIFIED_CALLBACK;
+}
 /** Fewest characters of a password (sign-up and password reset). */
 export const PASSWORD_MIN_LENGTH = 10;
 /** Most characters of a password (sign-up and password reset). */

@@ -3,8 +3,9 @@
  * new e-mail confirmation link (`/bestaetigung-anfordern`). Sign-in carries a signed OAuth query through to
  * better-auth, which answers with the consent page or the client's redirect URI; without one, a person lands on
  * their account home (`auth/account_home.ts`), or on the page of this site that sent them to sign in (`weiter`, a
- * path under `/objekte` or `/konto`, checked by `pages/return_path.ts`). The confirmation link returns to `/anmelden?verified=1`: signed in
- * by the link, the person is taken home; with better-auth's `error=…` the page says the link is invalid or expired
+ * path under `/objekte` or `/konto`, checked by `pages/return_path.ts`); that way back is carried through sign-up
+ * and the confirmation link too. The confirmation link returns to `/anmelden?verified=1`: signed in by the link,
+ * the person is taken to the way back or home; with better-auth's `error=…` the page says the link is invalid or expired
  * and offers a new one. An unconfirmed person who signs in is sent a new link (within the per-address limits of
  * `auth/account_mail.ts`), and the page says whether it was sent.
  */
@@ -63,14 +64,16 @@ export function signInPageRoutes(ctx: Ctx): Hono<AppEnv> {
 
 /**
  * `GET /anmelden`. After the confirmation link (`verified=1`): better-auth's `error` shows the invalid-link page;
- * a person the link signed in goes to their account home; anyone else sees the form with the "confirmed" notice
+ * a person the link signed in goes to the way back it carries (`weiter`, checked), else to their account home;
+ * anyone else sees the form with the "confirmed" notice (and the way back)
  * (a link opened again after the address was confirmed). After a password reset (`reset=1`) a notice says so.
  */
 async function signInLanding(ctx: Ctx, c: C) {
   if (c.req.query("verified") !== undefined) {
     if (c.req.query("error") !== undefined) return invalidVerifyLinkPage(ctx, c);
     const session = await sessionOf(ctx.auth, c);
-    if (session) return c.redirect(await accountHome(ctx.deps.db, session.userId), 303);
+    const back = returnPath(c.req.query("weiter"), ctx.deps.config.baseUrl);
+    if (session) return c.redirect(back ?? await accountHome(ctx.deps.db, session.userId), 303);
     return signInPage(ctx, c, { notice: "verified" });
   }
   if (c.req.query("reset") !== undefined) return signInPage(ctx, c, { notice: "passwordChanged" });
@@ -103,7 +106,7 @@ function signInPage(
         <a href={FORGOT_PAGE}>{accountText(l, "forgotLink")}</a>
       </p>
       <p>
-        <a href={oq ? `${SIGN_UP_PAGE}?${oq}` : SIGN_UP_PAGE}>{t(l, "noAccount")}</a>
+        <a href={oq ? `${SIGN_UP_PAGE}?${oq}` : withBack(SIGN_UP_PAGE, back)}>{t(l, "noAccount")}</a>
       </p>
     </Layout>,
     status,
@@ -126,7 +129,7 @@ async function signIn(ctx: Ctx, c: C) {
   });
   if (res.status === 403) {
     // The password was right (better-auth checks it first), so saying whether a link went out tells nothing new.
-    const sent = await requestVerificationMail(recoveryDeps(ctx), email);
+    const sent = await requestVerificationMail(recoveryDeps(ctx), email, back);
     return signInPage(ctx, c, {
       error: sent === "limited" ? "notVerifiedLimited" : "notVerifiedSent",
       email,
@@ -181,8 +184,19 @@ function absoluteRedirect(ctx: Ctx, url: string): string {
 
 // --- sign-up ---------------------------------------------------------------------------------------------
 
-function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; email?: string; name?: string }) {
+/** `page` with the page to return to after signing in (`weiter`), if any. */
+function withBack(page: string, back: string | undefined): string {
+  return back ? `${page}?weiter=${encodeURIComponent(back)}` : page;
+}
+
+/** The sign-up page; `back` (else the request's `weiter`) is carried through the confirmation link. */
+function signUpPage(
+  ctx: Ctx,
+  c: C,
+  p: { error?: TextKey; notice?: TextKey; email?: string; name?: string; back?: string | undefined },
+) {
   const l = langOfRequest(c);
+  const back = p.back ?? returnPath(c.req.query("weiter"), ctx.deps.config.baseUrl);
   return c.html(
     <Layout lang={l} title={t(l, "signUp")}>
       {p.error && <p class="error" role="alert">{t(l, p.error)}</p>}
@@ -191,6 +205,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
         : (
           <form method="post" action={SIGN_UP_PAGE}>
             <CsrfField token={csrfToken(c, ctx.secure)} />
+            {back && <input type="hidden" name="weiter" value={back} />}
             <label for="name">{t(l, "name")}</label>
             <input id="name" name="name" type="text" required maxlength={100} value={p.name ?? ""} />
             <AccountEmailField lang={l} value={p.email} />
@@ -199,7 +214,7 @@ function signUpPage(ctx: Ctx, c: C, p: { error?: TextKey; notice?: TextKey; emai
             <button type="submit">{t(l, "signUp")}</button>
           </form>
         )}
-      <HaveAccountLink l={l} />
+      <HaveAccountLink l={l} href={withBack(LOGIN_PAGE, back)} />
     </Layout>,
     p.error ? 400 : 200,
   );
@@ -211,11 +226,12 @@ async function signUp(ctx: Ctx, c: C) {
   const email = (f.email ?? "").trim().toLowerCase();
   const name = (f.name ?? "").trim();
   const password = f.password ?? "";
+  const back = returnPath(f.weiter, ctx.deps.config.baseUrl);
   if (!plausibleAddress(email) || !name || name.length > 100) {
-    return signUpPage(ctx, c, { error: "invalidForm", email, name });
+    return signUpPage(ctx, c, { error: "invalidForm", email, name, back });
   }
   if (!passwordAcceptable(password)) {
-    return signUpPage(ctx, c, { error: "weakPassword", email, name });
+    return signUpPage(ctx, c, { error: "weakPassword", email, name, back });
   }
   const res = await callAuth(ctx.deps, ctx.auth, c, "/sign-up/email", {
     email,
@@ -225,10 +241,10 @@ async function signUp(ctx: Ctx, c: C) {
   // An address that is already registered gets the same answer (no account enumeration); one not confirmed yet
   // is sent a new link, a confirmed one nothing.
   if (res.status !== 200 && res.status !== 422) {
-    return signUpPage(ctx, c, { error: "invalidForm", email, name });
+    return signUpPage(ctx, c, { error: "invalidForm", email, name, back });
   }
-  await requestVerificationMail(recoveryDeps(ctx), email);
-  return signUpPage(ctx, c, { notice: "checkMail" });
+  await requestVerificationMail(recoveryDeps(ctx), email, back);
+  return signUpPage(ctx, c, { notice: "checkMail", back });
 }
 
 async function signOut(ctx: Ctx, c: C) {

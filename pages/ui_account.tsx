@@ -13,11 +13,11 @@ import { csrfForm } from "./form_checks.tsx";
 import { type Lang, t } from "./i18n.ts";
 import { AccountEmailField, CsrfField } from "./layout.tsx";
 
-/** "Schon ein Konto? Anmelden": the link to sign-in below the account forms. */
-export function HaveAccountLink(p: { l: Lang }) {
+/** "Schon ein Konto? Anmelden": the link to sign-in below the account forms (`href`: the sign-in page by default). */
+export function HaveAccountLink(p: { l: Lang; href?: string }) {
   return (
     <p>
-      <a href={LOGIN_PAGE}>{t(p.l, "haveAccount")}</a>
+      <a href={p.href ?? LOGIN_PAGE}>{t(p.l, "haveAccount")}</a>
     </p>
   );
 }

@@ -7,7 +7,7 @@
  * (`auth/revocation.ts`), the metadata says what we serve (`auth/metadata.ts`), and its error page is ours.
  */
 import { Hono } from "hono";
-import { AUTH_BASE_PATH, VERIFIED_CALLBACK } from "../auth/auth_settings.ts";
+import { AUTH_BASE_PATH, LOGIN_PAGE, VERIFIED_CALLBACK, verifiedCallback } from "../auth/auth_settings.ts";
 import type { AuthHandle } from "../auth/auth_handle.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../auth/metadata.ts";
 import {
@@ -129,15 +129,28 @@ function asNavigation(req: Request): Request {
 
 /**
  * A confirmation link as better-auth should see it: always with our landing page as `callbackURL` (the only one
- * our mails carry), so that better-auth answers an invalid or expired token with a redirect to the page that
- * says so, not with JSON; undefined when the link has no token at all (cut off by a mail program), which gets
- * the same page.
+ * our mails carry; only the page to return to after signing in, `weiter`, is kept from the link, and the landing
+ * page checks it again), so that better-auth answers an invalid or expired token with a redirect to the page that
+ * says so, not with JSON, and never sends anyone off the site; undefined when the link has no token at all (cut
+ * off by a mail program), which gets the same page.
  */
 function verifyLink(req: Request): Request | undefined {
   const url = new URL(req.url);
   if (!url.searchParams.get("token")) return undefined;
-  url.searchParams.set("callbackURL", VERIFIED_CALLBACK);
+  url.searchParams.set(
+    "callbackURL",
+    verifiedCallback(returnOf(url.searchParams.get("callbackURL"), url.origin)),
+  );
   return new Request(url, req);
+}
+
+/** The `weiter` of a link's `callbackURL` when that is our landing page; undefined for anything else. */
+function returnOf(callback: string | null, origin: string): string | undefined {
+  if (!callback || !URL.canParse(callback, origin)) return undefined;
+  const u = new URL(callback, origin);
+  return u.origin === origin && u.pathname === LOGIN_PAGE
+    ? u.searchParams.get("weiter") ?? undefined
+    : undefined;
 }
 
 function rewrite(req: Request, path: string): Request {

@@ -217,6 +217,44 @@ Deno.test("account mails: confirmation links, resend limits, landing, password r
       assert.equal(para(again, "notice"), "Ihre E-Mail-Adresse ist bestätigt.");
     });
 
+    await t.step(
+      "signing up to save a search: the link lands on the save form with the filters kept",
+      async () => {
+        const email = "suche-speichern@example.org";
+        const b = new JarBrowser(w.origin);
+        const start = page(await b.open("/konto/suchen/neu?city=Berlin&min_rooms=3"));
+        assert.equal(path(start), "/anmelden");
+        const href = /<a href="(\/registrieren[^"]*)"/.exec(start.html)?.[1]?.replaceAll("&amp;", "&");
+        assert.ok(href?.includes("weiter="), `the sign-up link keeps the way back: ${href}`);
+        const form = page(await b.open(href!));
+        await b.submit(form, "/registrieren", { name: "Suchende", email, password: PASSWORD });
+        const link = await linkIn(w, email, VERIFY_LINK);
+        const landed = page(await b.open(link));
+        assert.equal(path(landed), "/konto/suchen/neu");
+        assert.equal(new URL(landed.url).searchParams.get("city"), "Berlin");
+        assert.match(landed.html, /id="filters-words"/);
+        // In another browser the link shows the sign-in form, which still leads there.
+        const other = new JarBrowser(w.origin);
+        const again = page(await other.open(link));
+        assert.equal(path(again), "/anmelden");
+        const signedIn = page(await other.submit(again, "/anmelden", { email, password: PASSWORD }));
+        assert.equal(path(signedIn), "/konto/suchen/neu");
+        // A link whose way back was changed to leave the site lands in the account, never elsewhere.
+        const callbacks = [
+          "/anmelden?verified=1&weiter=//evil.example/x",
+          "https://evil.example/anmelden?weiter=/objekte",
+        ];
+        for (const [i, callback] of callbacks.entries()) {
+          const address = `umweg-${i}@example.org`;
+          await signUp(w, address);
+          const u = new URL(await linkIn(w, address, VERIFY_LINK));
+          u.searchParams.set("callbackURL", callback);
+          const step = page(await new JarBrowser(w.origin).open(u.toString()));
+          assert.equal(path(step), "/konto", callback);
+        }
+      },
+    );
+
     await t.step("a provider lands in the workspace, after the link and after sign-in", async () => {
       const office = await createOffice(db, "Büro Konto");
       const email = "makler-konto@example.org";
