@@ -42,7 +42,7 @@ type C = Context<AppEnv>;
 const FORM_FIELDS = [...FILTER_KEYS, "postal_code", "radius_km", "lat", "lng", "sort", "page"] as const;
 type FormField = (typeof FORM_FIELDS)[number];
 
-/** Each field's label and what its problem says: a text of `i18n.ts` or of `search_texts.ts`. */
+/** Each field's label (on the form and in its problem) and what its problem says: a text of `i18n.ts` or of `search_texts.ts`. */
 type Text = { key: TextKey } | { find: FindKey };
 
 const FIELD_TEXT: Record<FormField, { label: Text; problem: Text }> = {
@@ -311,9 +311,10 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
   const invalid = p.parsed ? invalidFields(p.parsed) : new Map<FormField, string>();
   const marks = (name: FormField) =>
     invalid.has(name) ? { "aria-invalid": "true", "aria-describedby": invalid.get(name) } : {};
-  const input = (name: FormField, label: string, mode: "text" | "decimal" | "numeric", max = 100) => (
+  const label = (name: FormField) => <label for={name}>{text(l, FIELD_TEXT[name].label)}</label>;
+  const input = (name: FormField, mode: "text" | "decimal" | "numeric", max = 100) => (
     <div>
-      <label for={name}>{label}</label>
+      {label(name)}
       <input
         id={name}
         name={name}
@@ -325,14 +326,9 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
       />
     </div>
   );
-  const choice = (
-    name: FormField,
-    label: string,
-    values: ReadonlyArray<{ value: string; label: string }>,
-    wide = false,
-  ) => (
+  const choice = (name: FormField, values: ReadonlyArray<{ value: string; label: string }>, wide = false) => (
     <div class={wide ? "wide" : undefined}>
-      <label for={name}>{label}</label>
+      {label(name)}
       <select id={name} name={name} {...marks(name)}>
         {values.map((v) => (
           <Choice key={v.value} value={v.value} label={v.label} selected={(raw[name] ?? "") === v.value} />
@@ -350,16 +346,16 @@ export function SearchForm(p: { l: Lang; raw: Record<string, string>; parsed?: P
   return (
     <form method="get" action="/objekte" role="search">
       <div class="filters">
-        {input("city", ft(l, "place"), "text")}
-        {input("postal_code", ft(l, "postalCode"), "numeric", 5)}
-        {choice("radius_km", ft(l, "radius"), radii)}
-        {choice("transaction_type", t(l, "transactionType"), words(TRANSACTION_TYPES))}
-        {choice("property_type", t(l, "propertyType"), words(PROPERTY_TYPES))}
-        {input("min_price", t(l, "minPrice"), "decimal")}
-        {input("max_price", t(l, "maxPrice"), "decimal")}
-        {input("min_rooms", t(l, "minRooms"), "decimal")}
-        {input("min_sqm", t(l, "minSqm"), "decimal")}
-        {choice("sort", ft(l, "sort"), sorts, true)}
+        {input("city", "text")}
+        {input("postal_code", "numeric", 5)}
+        {choice("radius_km", radii)}
+        {choice("transaction_type", words(TRANSACTION_TYPES))}
+        {choice("property_type", words(PROPERTY_TYPES))}
+        {input("min_price", "decimal")}
+        {input("max_price", "decimal")}
+        {input("min_rooms", "decimal")}
+        {input("min_sqm", "decimal")}
+        {choice("sort", sorts, true)}
       </div>
       {raw.lat !== undefined && raw.lng !== undefined && (
         <>
